@@ -1,0 +1,133 @@
+"""Correctness checks on the judge's side: verdicts with bounded, readable reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_REPORTED = 5
+
+
+@dataclass
+class CheckResult:
+    ok: bool
+    reason: str = ""
+    max_abs_err: float = 0.0
+    max_rel_err: float = 0.0
+    mismatches: int = 0
+    details: list[str] = field(default_factory=list)
+
+
+def flatten_outputs(output: Any) -> list | None:
+    """A list of tensors from a tensor or a (nested) tuple/list of tensors; None if anything else."""
+    import torch
+
+    if type(output) is torch.Tensor:  # exactly a plain tensor: subclasses can do work lazily
+        return [output]
+    if isinstance(output, (tuple, list)):
+        flat = []
+        for item in output:
+            inner = flatten_outputs(item)
+            if inner is None:
+                return None
+            flat += inner
+        return flat
+    return None
+
+
+def compare_outputs(expected: list, received: list, atol: float, rtol: float) -> CheckResult:
+    if len(expected) != len(received):
+        return CheckResult(False, f"expected {len(expected)} output tensor(s), got {len(received)}")
+    worst = CheckResult(True)
+    for index, (want, got) in enumerate(zip(expected, received)):
+        result = compare_tensors(want, got, atol, rtol, label=f"output {index}" if len(expected) > 1 else "output")
+        if not result.ok:
+            return result
+        worst.max_abs_err = max(worst.max_abs_err, result.max_abs_err)
+        worst.max_rel_err = max(worst.max_rel_err, result.max_rel_err)
+    return worst
+
+
+def compare_tensors(want, got, atol: float, rtol: float, label: str = "output") -> CheckResult:
+    """Shape, dtype, exact NaN/Inf positions, then every element within atol + rtol * |expected|."""
+    import torch
+
+    if tuple(got.shape) != tuple(want.shape):
+        return CheckResult(False, f"{label}: shape {tuple(got.shape)}, expected {tuple(want.shape)}")
+    if got.dtype != want.dtype:
+        return CheckResult(False, f"{label}: dtype {got.dtype}, expected {want.dtype}")
+    got = got.to(want.device)
+    if not want.is_floating_point() and not want.is_complex():
+        mismatch = got != want
+        return _report(mismatch, want, got, label, 0.0, 0.0, "values differ")
+    want64, got64 = want.double(), got.double()
+    special = _special_mismatch(want64, got64)
+    if special is not None and bool(special.any()):
+        return _report(special, want, got, label, 0.0, 0.0, "NaN/Inf positions differ")
+    finite = torch.isfinite(want64)
+    diff = torch.where(finite, (got64 - want64).abs(), torch.zeros_like(want64))
+    allowed = atol + rtol * want64.abs()
+    mismatch = finite & (diff > allowed)
+    max_abs = float(diff.max()) if diff.numel() else 0.0
+    rel = diff / want64.abs().clamp_min(1e-12)
+    max_rel = float(torch.where(finite, rel, torch.zeros_like(rel)).max()) if diff.numel() else 0.0
+    return _report(mismatch, want, got, label, max_abs, max_rel, f"values differ beyond atol={atol:g}, rtol={rtol:g}")
+
+
+def _special_mismatch(want, got):
+    import torch
+
+    return (torch.isnan(want) != torch.isnan(got)) | (torch.isposinf(want) != torch.isposinf(got)) | (
+        torch.isneginf(want) != torch.isneginf(got))
+
+
+def _report(mismatch, want, got, label, max_abs, max_rel, what) -> CheckResult:
+    count = int(mismatch.sum())
+    if count == 0:
+        return CheckResult(True, max_abs_err=max_abs, max_rel_err=max_rel)
+    indices = mismatch.nonzero()[:MAX_REPORTED].tolist()
+    details = [f"at {tuple(i)}: expected {want[tuple(i)].item():.6g}, got {got[tuple(i)].item():.6g}" for i in indices]
+    if count > MAX_REPORTED:
+        details.append(f"... and {count - MAX_REPORTED} more")
+    total = mismatch.numel()
+    reason = f"{label}: {what}: {count} of {total} elements ({100.0 * count / total:.3g}%); max abs err {max_abs:.3g}"
+    return CheckResult(False, reason, max_abs, max_rel, count, details)
+
+
+def degeneracy(expected_trials: list[list], inputs_trials: list[list], atol: float, rtol: float) -> list[str]:
+    """Which trivial answers would pass every trial: zeros, the output's mean, an input passed through.
+
+    A non-empty list marks the problem degenerate: a 'correct' result on it proves little.
+    """
+    import torch
+
+    def passes(make) -> bool:
+        for expected in expected_trials:
+            for want in expected:
+                if not want.is_floating_point():
+                    return False
+                guess = make(want)
+                if guess is None or not compare_tensors(want, guess, atol, rtol).ok:
+                    return False
+        return True
+
+    found = []
+    if passes(torch.zeros_like):
+        found.append("zeros")
+    if passes(lambda w: torch.full_like(w, float(w.double().mean())) if torch.isfinite(w).all() else None):
+        found.append("constant")
+    first_inputs = [t for t in inputs_trials[0] if isinstance(t, torch.Tensor)] if inputs_trials else []
+    if first_inputs and all(len(e) == 1 for e in expected_trials):
+        trial_inputs = iter(inputs_trials)
+        if passes(lambda w: _matching_input(next(trial_inputs, []), w)):
+            found.append("passthrough")
+    return found
+
+
+def _matching_input(inputs: list, want):
+    import torch
+
+    for tensor in inputs:
+        if isinstance(tensor, torch.Tensor) and tensor.shape == want.shape and tensor.dtype == want.dtype:
+            return tensor
+    return None

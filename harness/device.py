@@ -1,0 +1,172 @@
+"""The device a run measures on: what it is (provenance) and how fast it can possibly go (peaks)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+from harness.errors import UserError
+
+DEVICES = ("cpu", "cuda")
+_CACHE = Path(os.environ.get("CRUCIBLE_CACHE", Path.home() / ".cache" / "crucible")) / "peaks.json"
+
+
+def check_device(device: str) -> None:
+    import torch
+
+    if device not in DEVICES:
+        raise UserError(f"--device {device!r} is not supported; use one of: {', '.join(DEVICES)}")
+    if device == "cuda" and not torch.cuda.is_available():
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        hint = f" (CUDA_VISIBLE_DEVICES={visible!r})" if visible is not None else ""
+        raise UserError(f"--device cuda needs a GPU; none is visible to this process{hint}. Use --device cpu.")
+
+
+def device_name(device: str) -> str:
+    import torch
+
+    if device == "cuda":
+        return torch.cuda.get_device_name()
+    return _cpu_name()
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return "CPU " + line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return f"CPU {platform.processor() or platform.machine()}"
+
+
+def provenance(device: str) -> dict:
+    """Everything that makes a number reproducible: device, driver, library versions, commit."""
+    import torch
+
+    info = {
+        "device": device_name(device),
+        "device_kind": device,
+        "torch": torch.__version__,
+        "triton": _version_of("triton"),
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "harness": _harness_version(),
+        "git_commit": _git_commit(),
+        "hostname": platform.node(),
+        "cpu_count": os.cpu_count(),
+    }
+    if device == "cuda":
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        info.update(driver=_nvidia_driver(), sm_count=props.multi_processor_count,
+                    l2_bytes=getattr(props, "L2_cache_size", None), memory_bytes=props.total_memory,
+                    capability=f"{props.major}.{props.minor}")
+    return info
+
+
+def _version_of(package: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _harness_version() -> str:
+    from harness import __version__
+
+    return __version__
+
+
+def _git_commit() -> str | None:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _nvidia_driver() -> str | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().splitlines()[0] if out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def l2_bytes(device: str) -> int:
+    import torch
+
+    if device != "cuda":
+        return 0
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return int(getattr(props, "L2_cache_size", 0) or 50 * 2**20)
+
+
+def peaks(device: str) -> dict:
+    """Measured peak FLOP rates (per precision) and copy bandwidth, cached by device name."""
+    name = device_name(device)
+    cache = _read_cache()
+    if name in cache:
+        return cache[name]
+    measured = {"device": name, "measured": time.strftime("%Y-%m-%d"), **_measure(device)}
+    cache[name] = measured
+    _write_cache(cache)
+    return measured
+
+
+def _read_cache() -> dict:
+    try:
+        return json.loads(_CACHE.read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def _write_cache(cache: dict) -> None:
+    try:
+        _CACHE.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _CACHE.with_suffix(".tmp")
+        tmp.write_text(json.dumps(cache, indent=1))
+        tmp.replace(_CACHE)
+    except OSError:
+        pass  # a read-only home only costs a re-measurement next time
+
+
+def _measure(device: str) -> dict:
+    import torch
+
+    size = 4096 if device == "cuda" else 512
+    flops = {}
+    for precision, dtype in (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16)):
+        a = torch.randn(size, size, device=device, dtype=dtype)
+        b = torch.randn(size, size, device=device, dtype=dtype)
+        seconds = _best_time(lambda: torch.mm(a, b), device)
+        flops[precision] = 2 * size**3 / seconds
+    elements = (1 << 28) if device == "cuda" else (1 << 24)
+    src = torch.empty(elements, device=device, dtype=torch.float32).fill_(1.0)
+    dst = torch.empty_like(src)
+    seconds = _best_time(lambda: dst.copy_(src), device)
+    return {"flops_per_s": flops, "bytes_per_s": 2 * src.numel() * 4 / seconds}
+
+
+def _best_time(fn, device: str, repeats: int = 5) -> float:
+    import torch
+
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        if device == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return best

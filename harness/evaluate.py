@@ -1,0 +1,293 @@
+"""One evaluation: a candidate judged against a problem, baselines timed the same way, one record out.
+
+``evaluate`` never raises for anything the candidate does: every failure is a verdict.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+from harness import checks, seeds, sol, stats
+from harness.judge import WorkerFailure, WorkerLimits, WorkerSession
+from harness.problem import Problem
+from harness.reference import ReferenceEnv, clone_inputs, inputs_equal
+from harness.results import utc_now
+from harness.timing import TimingPlan, run_timing
+
+# A measured time this far under the speed-of-light floor is impossible even allowing for error in
+# the measured peaks (a kernel can beat a measured copy bandwidth by a few percent, not by 10%).
+BELOW_SOL_SLACK = 1.1
+DEGENERACY_TRIALS = 3
+
+
+@dataclass
+class EvalOptions:
+    device: str = "cpu"
+    precision: str = "fp32"
+    size: str = "small"
+    timing: bool = True
+    trials: int = 5
+    tolerance: float | None = None
+    allow_tf32: bool = False
+    compile_baseline: str = "auto"          # auto: on for CUDA, off on the CPU (inductor's C++ builds are slow)
+    limits: WorkerLimits = field(default_factory=WorkerLimits)
+    plan: TimingPlan = field(default_factory=TimingPlan)
+    secret: int | None = None
+    gpu_index: int | None = None
+
+    def with_compile(self) -> bool:
+        return self.compile_baseline == "on" or (self.compile_baseline == "auto" and self.device == "cuda")
+
+    def tol(self) -> float:
+        from harness.precision import tolerance
+
+        return tolerance(self.precision, self.tolerance)
+
+
+class EvalCache:
+    """Per-run state shared across evaluations: the secret, reference envs, baselines, probes."""
+
+    def __init__(self, secret: int | None = None):
+        self.secret = secret if secret is not None else seeds.new_secret()
+        self.envs: dict[tuple, ReferenceEnv] = {}
+        self.baselines: dict[tuple, dict] = {}
+        self.degenerate: dict[tuple, list[str]] = {}
+        self._peaks: dict[str, dict] = {}
+
+    def env(self, problem: Problem, opts: EvalOptions) -> ReferenceEnv:
+        key = (problem.id, problem.source_sha, opts.device, opts.precision)
+        if key not in self.envs:
+            self.envs.clear()  # one problem's reference at a time: full-size models are large
+            self.envs[key] = ReferenceEnv(problem, opts.device, opts.precision, self.secret, opts.allow_tf32)
+        return self.envs[key]
+
+    def peaks(self, device: str) -> dict:
+        if device not in self._peaks:
+            from harness.device import peaks
+
+            self._peaks[device] = peaks(device)
+        return self._peaks[device]
+
+
+def eager_source(problem: Problem) -> str:
+    return problem.source + "\n\nModelNew = Model\n"
+
+
+def compile_source(problem: Problem) -> str:
+    return problem.source + (
+        "\n\nclass ModelNew(Model):\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        super().__init__(*args, **kwargs)\n"
+        "        self._compiled_forward = torch.compile(Model.forward.__get__(self))\n\n"
+        "    def forward(self, *args):\n"
+        "        return self._compiled_forward(*args)\n"
+    )
+
+
+def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache | None = None, *,
+             identity: dict | None = None, baseline: bool = False, profile: bool = False) -> dict:
+    """Judge ``source`` on ``problem``; return a result record (see docs/INTERFACES.md §5)."""
+    cache = cache or EvalCache(opts.secret)
+    started = time.perf_counter()
+    record = _skeleton(problem, source, opts, identity or {})
+    if not source.strip():
+        record.update(status="rejected", reason=(identity or {}).get("stopped") or "the generator produced no source")
+        return _finish(record, started)
+    record["flags"] += _static_flags(source)
+    env = cache.env(problem, opts)
+    verdict = judge_candidate(env, source, opts, cache, timing=opts.timing, profile=profile, trusted=baseline)
+    record.update({k: v for k, v in verdict.items() if k not in ("timing", "overheads")})
+    if verdict["status"] == "ok" and verdict.get("timing") is not None:
+        _add_speed(record, verdict, problem, env, opts, cache, baseline)
+    _add_integrity_flags(record, verdict, cache, problem, opts, baseline)
+    return _finish(record, started)
+
+
+def _skeleton(problem: Problem, source: str, opts: EvalOptions, identity: dict) -> dict:
+    from harness.candidate import Candidate
+
+    return {
+        "problem_id": problem.id, "suite": problem.suite, "level": problem.level, "problem": problem.name,
+        "generator": identity.get("generator", "unknown"), "provider": identity.get("provider"),
+        "model": identity.get("model"), "attempt": identity.get("attempt", 0),
+        "candidate_sha": Candidate(source).sha, "status": None, "correct": False, "reason": "",
+        "flags": [], "remarks": [], "device": opts.device, "precision": opts.precision, "size": opts.size,
+        "candidate_ms": None, "eager_ms": None, "compile_ms": None, "speedup": None, "speedup_compile": None,
+        "flops": None, "bytes": None, "sol_ms": None, "sol_fraction": None, "excluded": problem.exclude,
+        "candidate_source": source,
+    }
+
+
+def _finish(record: dict, started: float) -> dict:
+    record["correct"] = record["status"] == "ok"
+    record["time"] = utc_now()
+    record["elapsed_s"] = round(time.perf_counter() - started, 3)
+    return record
+
+
+def _static_flags(source: str) -> list[str]:
+    try:
+        from harness.static import scan
+    except ImportError:
+        return []
+    return scan(source)
+
+
+def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: EvalCache, *, timing: bool,
+                    trials: int | None = None, profile: bool = False, trusted: bool = False) -> dict:
+    """Run the candidate in a fresh worker: load, correctness trials, timing. Returns a verdict dict."""
+    rng = random.Random(seeds.mixed(7, cache.secret, "sample"))
+    with WorkerSession(opts.device, opts.limits, opts.gpu_index) as session:
+        try:
+            return _judge_in(session, env, source, opts, cache, timing, trials or opts.trials, profile, rng, trusted)
+        except WorkerFailure as failure:
+            return {"status": failure.status, "reason": failure.reason, "worker_output": session.output_tail()}
+
+
+def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, trusted) -> dict:
+    load = session.request({"op": "load", "source": source, "init_args": env.init_args, "init_seed": env.init_seed,
+                            "state_dict": env.state_dict(), "device": opts.device, "precision": opts.precision,
+                            "flags": env.flags}, opts.limits.load_s, "load")
+    if not load.get("ok"):
+        return _failed(load, session)
+    verdict: dict[str, Any] = {"status": "ok", "weights_loaded": f"{load['weights_loaded']}/{load['weights_total']}"}
+    failure = _correctness(session, env, opts, cache, trials, verdict)
+    if failure:
+        return failure
+    launches = verdict["triton_launches"]
+    if timing and opts.device == "cpu" and launches:
+        verdict["remarks"] = ["speed_not_measured: Triton kernels ran in the CPU interpreter"]
+    elif timing:
+        outcome = run_timing(session, env, opts.plan, opts.tol(), rng, opts.limits.timing_batch_s)
+        if outcome.failure:
+            status, reason = outcome.failure
+            return {"status": status, "reason": reason, "worker_output": session.output_tail()}
+        verdict["timing"] = outcome
+    if opts.device == "cuda" and not launches and not trusted:
+        profile = True  # load_inline kernels are only visible in the profile's kernel names
+    if profile:
+        reply = session.request({"op": "profile", "inputs": env.make_inputs(env.timing_seed(999_999))},
+                                opts.limits.timing_batch_s, "profile")
+        verdict["profile"] = reply.get("profile", [])
+    return verdict
+
+
+def _failed(reply: dict, session) -> dict:
+    return {"status": reply.get("kind", "runtime_error"), "reason": reply.get("message", ""),
+            "traceback": reply.get("traceback"), "worker_output": session.output_tail()}
+
+
+def _correctness(session, env: ReferenceEnv, opts: EvalOptions, cache: EvalCache, trials: int, verdict: dict):
+    tol = opts.tol()
+    kept_expected, kept_inputs = [], []
+    worst = checks.CheckResult(True)
+    reply: dict = {}
+    for trial in range(trials):
+        inputs = env.make_inputs(env.trial_seed(trial))
+        expected = env.expected(inputs)
+        pristine = clone_inputs(inputs)
+        phase, limit = ("first call", opts.limits.first_call_s) if trial == 0 else ("correctness", opts.limits.call_s)
+        poison = 2 * sum(t.numel() * t.element_size() for t in expected)
+        reply = session.request({"op": "call", "inputs": inputs, "poison_bytes": poison}, limit, phase)
+        if not reply.get("ok"):
+            return _failed(reply, session)
+        result = checks.compare_outputs(expected, list(reply["outputs"]), tol, tol)
+        if not result.ok:
+            return {"status": "incorrect", "reason": f"trial {trial}: {result.reason}",
+                    "checks": {"trials": trial, "mismatch": [result.reason] + result.details}}
+        if not inputs_equal(inputs, pristine):
+            return {"status": "incorrect", "reason": f"trial {trial}: input_mutated: the candidate changed its inputs",
+                    "checks": {"trials": trial}}
+        worst.max_abs_err = max(worst.max_abs_err, result.max_abs_err)
+        worst.max_rel_err = max(worst.max_rel_err, result.max_rel_err)
+        if trial < DEGENERACY_TRIALS:
+            kept_expected.append(expected)
+            kept_inputs.append(pristine)
+    key = (env.problem.id, env.problem.source_sha, opts.precision)
+    if key not in cache.degenerate:
+        cache.degenerate[key] = checks.degeneracy(kept_expected, kept_inputs, tol, tol)
+    verdict.update(checks={"trials": trials, "max_abs_err": worst.max_abs_err, "max_rel_err": worst.max_rel_err},
+                   triton_launches=reply.get("triton_launches", 0), patched=reply.get("patched", []),
+                   new_threads=reply.get("new_threads", 0))
+    return None
+
+
+def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -> dict:
+    """Eager or torch.compile timing of the reference, measured like a candidate, once per run."""
+    key = (problem.id, problem.source_sha, kind, opts.device, opts.precision)
+    if key not in cache.baselines:
+        source = eager_source(problem) if kind == "eager" else compile_source(problem)
+        env = cache.env(problem, opts)
+        verdict = judge_candidate(env, source, opts, cache, timing=True, trials=1, trusted=True)
+        timing = verdict.get("timing")
+        summary = timing.summary() if timing else None
+        cache.baselines[key] = {
+            "kind": kind, "status": verdict["status"], "reason": verdict.get("reason", ""),
+            "stats": summary.to_dict() if summary else None,
+            "overhead_ms": median(timing.overhead_ms) if timing and timing.overhead_ms else None,
+        }
+    return cache.baselines[key]
+
+
+def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
+    summary = verdict["timing"].summary()
+    if summary is None:
+        return
+    record.update(candidate_ms=summary.median_ms, candidate_ms_iqr=summary.iqr_ms,
+                  candidate_ms_ci=[summary.ci_low_ms, summary.ci_high_ms], candidate_n=summary.n,
+                  timed_input_sets=verdict["timing"].sets, timed_outputs_checked=verdict["timing"].checked)
+    kinds = ["eager"] + (["compile"] if opts.with_compile() else [])
+    for kind in kinds:
+        result = baseline(problem, kind, opts, cache)
+        if result["stats"]:
+            base = result["stats"]
+            record.update({f"{kind}_ms": base["median_ms"], f"{kind}_ms_iqr": base["iqr_ms"],
+                           f"{kind}_ms_ci": [base["ci_low_ms"], base["ci_high_ms"]], f"{kind}_n": base["n"]})
+        else:
+            record["remarks"].append(f"{kind}_baseline_failed: {result['status']}: {result['reason'][:200]}")
+    record["speedup"] = stats.ratio(record["eager_ms"], record["candidate_ms"])
+    record["speedup_compile"] = stats.ratio(record["compile_ms"], record["candidate_ms"])
+    record["flops"], record["bytes"] = env.flops, env.nbytes
+    record["sol_ms"] = sol.sol_ms(env.flops or 0, env.nbytes or 0, cache.peaks(opts.device), opts.precision)
+    record["sol_fraction"] = sol.sol_fraction(record["sol_ms"], record["candidate_ms"])
+
+
+def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> None:
+    flags = record["flags"]
+    timing = verdict.get("timing")
+    if verdict.get("patched") or (timing and timing.patched):
+        flags.append("timer_patched")
+    if verdict.get("new_threads") or (timing and timing.new_threads):
+        flags.append("thread_started")
+    if timing is not None and _timer_mismatch(timing, problem, opts, cache):
+        flags.append("timer_mismatch")
+    if record["sol_ms"] and record["candidate_ms"] and record["candidate_ms"] * BELOW_SOL_SLACK < record["sol_ms"]:
+        flags.append("below_sol")
+    degenerate = cache.degenerate.get((problem.id, problem.source_sha, opts.precision))
+    record["degenerate"] = bool(degenerate)
+    if degenerate:
+        record["remarks"].append(f"degenerate_problem_probe: {', '.join(degenerate)} would pass")
+        if record["status"] == "ok" and not is_baseline:
+            flags.append("degenerate_problem")
+    if record["status"] == "ok" and not is_baseline and not verdict.get("triton_launches"):
+        from harness.kernels import custom_kernel_ran
+
+        if not custom_kernel_ran(verdict):
+            flags.append("no_custom_kernel")
+    record["flags"] = sorted(set(flags))
+
+
+def _timer_mismatch(timing, problem, opts, cache) -> bool:
+    """The judge's wall clock disagrees with the worker's times beyond what the trusted eager
+    baseline's per-call overhead explains: time went unreported, or was reported that never passed."""
+    if timing.reported_over_wall:
+        return True
+    if not timing.overhead_ms or not timing.times_ms:
+        return False
+    reference = cache.baselines.get((problem.id, problem.source_sha, "eager", opts.device, opts.precision))
+    allowed = (reference or {}).get("overhead_ms") or 0.5
+    return median(timing.overhead_ms) > 3 * allowed + 0.5 + 0.1 * median(timing.times_ms)

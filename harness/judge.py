@@ -1,0 +1,212 @@
+"""The judge's side of a worker: start it isolated, talk over the private channel, turn every
+failure (exception, hang, signal, os._exit, memory blow-up) into a verdict."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
+
+OUTPUT_TAIL_CHARS = 2000
+# Variables a worker keeps; everything else (keys, seeds, tokens, the user's config) is dropped.
+_KEEP_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "PYTHONPATH",
+             "NVIDIA_VISIBLE_DEVICES", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV", "TRITON_PTXAS_PATH",
+             "TORCH_CUDA_ARCH_LIST", "CC", "CXX", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+             "NVSHMEM_DISABLE_NVLS")
+
+
+class WorkerFailure(Exception):
+    """The worker stopped answering: a timeout or a crash. ``status`` is the verdict."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class WorkerLimits:
+    memory_bytes: int = 8 << 30
+    load_s: float = 300.0
+    first_call_s: float = 120.0
+    call_s: float = 60.0
+    timing_batch_s: float = 120.0
+
+
+class WorkerSession:
+    """One worker process for one candidate. Use as a context manager; always cleaned up."""
+
+    def __init__(self, device: str, limits: WorkerLimits, gpu_index: int | None = None):
+        self.device = device
+        self.limits = limits
+        self.gpu_index = gpu_index
+        self.workdir = Path(tempfile.mkdtemp(prefix="crucible-worker-"))
+        self.log_path = self.workdir.parent / f"{self.workdir.name}.log"
+        self.process: subprocess.Popen | None = None
+        self.conn: Connection | None = None
+        self.last_wall_s = 0.0
+
+    def __enter__(self) -> "WorkerSession":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> None:
+        judge_end, worker_end = socket.socketpair()
+        log = open(self.log_path, "wb")
+        root = str(Path(__file__).resolve().parent.parent)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "harness.worker", str(worker_end.fileno())],
+            pass_fds=(worker_end.fileno(),), cwd=self.workdir, env=self._environment(root),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        log.close()
+        worker_end.close()
+        self.conn = Connection(judge_end.detach())
+
+    def _environment(self, root: str) -> dict:
+        env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV}
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env.update(HOME=str(self.workdir), TMPDIR=str(self.workdir), PYTHONDONTWRITEBYTECODE="1",
+                   PYTHONHASHSEED="0", CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
+                   TRITON_CACHE_DIR=str(self.workdir / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(self.workdir / "inductor"),
+                   TORCH_EXTENSIONS_DIR=str(self.workdir / "torch-extensions"))
+        if self.device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+            env["CUDA_VISIBLE_DEVICES"] = ""
+            # glibc fills every fresh allocation with 0x7f bytes (~3.4e38 as float32) and never uses
+            # zeroed mmap pages, so an output the candidate allocates and never writes cannot pass.
+            env.update(MALLOC_PERTURB_="128", MALLOC_MMAP_MAX_="0", MALLOC_TOP_PAD_=str(64 << 20))
+        elif self.gpu_index is not None:
+            env["CUDA_VISIBLE_DEVICES"] = str(self.gpu_index)
+        elif "CUDA_VISIBLE_DEVICES" in os.environ:
+            env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
+        return env
+
+    def request(self, message: dict, timeout_s: float, phase: str) -> dict:
+        """Send one message and wait for the reply, watching for hangs, crashes and memory."""
+        assert self.conn is not None
+        started = time.perf_counter()
+        try:
+            self.conn.send_bytes(dump({**message, "phase": phase}))
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            raise self._crash(phase) from None
+        reply = self._wait_reply(timeout_s, phase)
+        self.last_wall_s = time.perf_counter() - started
+        return reply
+
+    def _wait_reply(self, timeout_s: float, phase: str) -> dict:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise WorkerFailure("timeout", f"no answer within {timeout_s:g} s in {phase}")
+            try:
+                ready = self.conn.poll(min(remaining, 0.25))
+            except (EOFError, OSError):
+                raise self._crash(phase) from None
+            if ready:
+                return self._receive(phase)
+            self._check_alive_and_memory(phase)
+
+    def _receive(self, phase: str) -> dict:
+        try:
+            data = self.conn.recv_bytes()
+        except (EOFError, OSError, ConnectionResetError):
+            raise self._crash(phase) from None
+        try:
+            reply = load_untrusted(data)
+        except UnsafeMessage as error:
+            self.kill()
+            raise WorkerFailure("rejected", f"forged message on the result channel in {phase}: {error}") from None
+        except Exception as error:
+            self.kill()
+            raise WorkerFailure("crashed", f"unreadable message from the worker in {phase}: {type(error).__name__}") from None
+        if not isinstance(reply, dict):
+            self.kill()
+            raise WorkerFailure("rejected", f"malformed message on the result channel in {phase}")
+        return reply
+
+    def _check_alive_and_memory(self, phase: str) -> None:
+        if self.process.poll() is not None:
+            raise self._crash(phase)
+        rss = _resident_bytes(self.process.pid)
+        if rss is not None and rss > self.limits.memory_bytes:
+            self.kill()
+            raise WorkerFailure("crashed", f"out of memory in {phase}: resident memory {rss >> 20} MiB "
+                                           f"over the limit of {self.limits.memory_bytes >> 20} MiB")
+
+    def _crash(self, phase: str) -> WorkerFailure:
+        code = self._wait_exit()
+        tail = self.output_tail(400)
+        if code is None:
+            self.kill()
+            return WorkerFailure("crashed", f"the worker closed the channel in {phase} without exiting")
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            what = "killed (likely out of memory)" if name == "SIGKILL" else f"killed by {name}"
+            return WorkerFailure("crashed", f"worker {what} in {phase}. Output tail: {tail}")
+        return WorkerFailure("crashed", f"worker exited with code {code} in {phase} before answering "
+                                        f"(os._exit or sys.exit in the candidate?). Output tail: {tail}")
+
+    def _wait_exit(self, timeout_s: float = 5.0) -> int | None:
+        try:
+            return self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def output_tail(self, limit: int = OUTPUT_TAIL_CHARS) -> str:
+        try:
+            data = self.log_path.read_bytes()[-limit:]
+        except OSError:
+            return ""
+        return data.decode("utf-8", errors="replace")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.process.kill()
+            self._wait_exit()
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None and self.conn is not None:
+            try:
+                self.conn.send_bytes(dump({"op": "bye"}))
+            except OSError:
+                pass
+            if self._wait_exit(3.0) is None:
+                self.kill()
+        self.kill()
+        if self.conn is not None:
+            self.conn.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        try:
+            self.log_path.unlink()
+        except OSError:
+            pass
+
+
+def _resident_bytes(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return None

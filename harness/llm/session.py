@@ -1,0 +1,142 @@
+"""What an LLM generator needs around a provider: options, the provider to use, budgets, transcript.
+
+``LLMSession`` meters every call for one problem: usage adds up, each step lands in the
+transcript (for the leaderboard's drill-down), and before each call the per-problem budget
+(``ctx.budget``) and, where the harness provides them, the run's budget and spending so far
+(``ctx.run_budget``, ``ctx.run_usage``) are checked. A spent budget raises ``BudgetExceeded``,
+which generators turn into a clean stop with a verdict.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from harness.errors import UserError
+from harness.llm.base import BudgetExceeded, ChatConfig, Provider, Reply
+from harness.llm.prompts import check_backend
+from harness.usage import Usage
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    """Generator options shared by the LLM generators (constructor keyword arguments)."""
+
+    provider: str | None = None          # openai | replay | builtin; None: choose (select_provider)
+    llm_model: str | None = None
+    llm_base_url: str | None = None
+    backend: str = "triton"              # triton | cuda (load_inline)
+    temperature: float = 0.0
+    max_output_tokens: int | None = None  # per reply
+    seed: int = 0
+    timeout_s: float = 300.0
+
+    @classmethod
+    def parse(cls, options: dict[str, Any]) -> "LLMOptions":
+        known = {name: options.pop(name) for name in list(options) if name in cls.__dataclass_fields__}
+        parsed = cls(**{k: v for k, v in known.items() if v is not None})
+        check_backend(parsed.backend)
+        _check(parsed.temperature >= 0, f"temperature {parsed.temperature!r} must be 0 or more")
+        _check(parsed.timeout_s > 0, f"timeout_s {parsed.timeout_s!r} must be positive")
+        _check(parsed.max_output_tokens is None or parsed.max_output_tokens > 0,
+               f"max_output_tokens {parsed.max_output_tokens!r} must be positive")
+        return parsed
+
+    def config(self, seed: int | None = None, temperature: float | None = None) -> ChatConfig:
+        return ChatConfig(model=self.llm_model or "", temperature=self.temperature if temperature is None else temperature,
+                          max_tokens=self.max_output_tokens, seed=self.seed if seed is None else seed,
+                          timeout_s=self.timeout_s)
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise UserError(f"generator option {message}")
+
+
+def positive_int(options: dict[str, Any], name: str, default: int, minimum: int = 1) -> int:
+    value = options.pop(name, None)
+    value = default if value is None else value
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise UserError(f"generator option {name}={value!r} is not a whole number") from None
+    _check(number >= minimum and number == float(value), f"{name}={value!r} must be a whole number >= {minimum}")
+    return number
+
+
+def refuse_unknown(generator: str, options: dict[str, Any]) -> None:
+    if options:
+        raise UserError(f"generator {generator!r} has no option(s) {', '.join(sorted(options))}; see docs/LLM.md")
+
+
+def resolve_provider(options: LLMOptions, ctx: Any) -> Provider:
+    """Explicit generator options win; else the harness's provider (``ctx.llm``); else select one."""
+    from harness.llm import select_provider
+
+    explicit = options.provider or options.llm_base_url or options.llm_model
+    if getattr(ctx, "llm", None) is not None and not explicit:
+        return ctx.llm
+    return select_provider(options.provider, model=options.llm_model, base_url=options.llm_base_url,
+                           log=getattr(ctx, "log", print))
+
+
+class LLMSession:
+    """Calls for one problem: metered, budget-checked, transcribed. Safe to share between threads."""
+
+    def __init__(self, provider: Provider, ctx: Any):
+        self.provider = provider
+        self.budget = getattr(ctx, "budget", None)
+        self.run_budget = getattr(ctx, "run_budget", None)
+        self.run_spent = getattr(ctx, "run_usage", None) or Usage()
+        self.usage = Usage()
+        self.transcript: list[dict] = []
+        self.model: str | None = None
+        self._lock = threading.Lock()
+
+    def over_budget(self, usage: Usage | None = None) -> str | None:
+        """Why generation must stop (a spent problem or run budget), or None."""
+        spent = self.usage if usage is None else usage
+        if self.budget is not None:
+            reason = self.budget.exceeded_by(spent)
+            if reason:
+                return reason
+        if self.run_budget is not None:
+            reason = self.run_budget.exceeded_by(self.run_spent + spent)
+            if reason:
+                return f"run {reason}"
+        return None
+
+    def ask(self, agent: str, messages: list[dict], config: ChatConfig, **step: Any) -> tuple[Reply, dict]:
+        """One metered call: the reply and its transcript step. Raises BudgetExceeded instead of
+        calling once a budget is spent."""
+        with self._lock:
+            reason = self.over_budget()
+        if reason:
+            raise BudgetExceeded(reason)
+        reply = self.provider.chat(messages, config)
+        return reply, self.record(agent, messages, reply, **step)
+
+    def record(self, agent: str, messages: list[dict], reply: Reply, **step: Any) -> dict:
+        entry = {"agent": agent, **step, "messages": messages, "reply": reply.text,
+                 "finish_reason": reply.finish_reason, "usage": reply.usage.to_dict(), "cached": reply.cached,
+                 "provider": reply.provider, "model": reply.model}
+        with self._lock:
+            self.usage = self.usage + reply.usage
+            self.model = self.model or reply.model
+            entry["step"] = len(self.transcript)
+            self.transcript.append(entry)
+        return entry
+
+    def note(self, entry: dict, **fields: Any) -> None:
+        """Add the judge's verdict (or other facts) to a transcript step after the fact."""
+        with self._lock:
+            entry.update(fields)
+
+    @property
+    def provider_name(self) -> str:
+        return getattr(self.provider, "name", type(self.provider).__name__)
+
+
+def log_line(ctx: Any) -> Callable[[str], None]:
+    return getattr(ctx, "log", None) or print

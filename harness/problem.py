@@ -1,0 +1,177 @@
+"""Loading problems in the KernelBench format from any file, at full or small size.
+
+A problem file is trusted code (ours, or the user's own checkout); it runs in the judge.
+Candidates are never loaded here: they run only in a worker process (harness/worker).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from harness import sizes
+from harness.errors import UserError
+
+SIZES = ("full", "small")
+_METADATA = ("SMALL", "FIXES", "EXCLUDE")
+_STEM = re.compile(r"^(\d+)_(.+)$")
+
+
+@dataclass
+class Problem:
+    """One problem at one size: its identity, its (possibly rewritten) source and its metadata."""
+
+    id: str                       # "L2/23_Conv3d_GroupNorm_Mean"
+    name: str                     # "Conv3d_GroupNorm_Mean"
+    number: int | None
+    level: int | None
+    suite: str
+    path: Path
+    size: str
+    source: str                   # the source as run at this size
+    small: dict[str, Any] = field(default_factory=dict)
+    fixes: dict[str, str] = field(default_factory=dict)
+    exclude: str | None = None
+    shrunk: dict[str, int] | None = None   # constants changed by the best-effort shrink
+
+    @property
+    def source_sha(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+    def module(self) -> ModuleType:
+        """Execute the source (cached per source) and return the module."""
+        return load_module(self.source, f"crucible_problem_{self.source_sha}")
+
+
+def load_problem(path: str | Path, size: str = "full", level: int | None = None, suite: str = "kernelbench") -> Problem:
+    """Read a problem file and prepare it at ``size`` ('full' or 'small')."""
+    path = Path(path)
+    if size not in SIZES:
+        raise UserError(f"--size {size!r} is not a size; use one of: {', '.join(SIZES)}")
+    if not path.is_file():
+        raise UserError(f"problem file {path} does not exist")
+    text = path.read_text()
+    metadata = read_metadata(text, path)
+    level = level if level is not None else _level_from_path(path)
+    number, name = _number_and_name(path.stem)
+    problem = Problem(
+        id=f"L{level}/{path.stem}" if level is not None else path.stem, name=name, number=number, level=level,
+        suite=suite, path=path, size=size, source=text, small=metadata.get("SMALL") or {},
+        fixes=metadata.get("FIXES") or {}, exclude=metadata.get("EXCLUDE"),
+    )
+    if size == "small":
+        _make_small(problem)
+    return problem
+
+
+def read_metadata(text: str, where: Any = "problem") -> dict[str, Any]:
+    """The literal values of SMALL, FIXES and EXCLUDE, read without running the file."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise UserError(f"{where}: not valid Python ({error.msg}, line {error.lineno})") from None
+    found: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in _METADATA:
+                try:
+                    found[node.targets[0].id] = ast.literal_eval(node.value)
+                except ValueError:
+                    raise UserError(f"{where}: {node.targets[0].id} must be a literal (dict, string or None)") from None
+    return found
+
+
+def _make_small(problem: Problem) -> None:
+    if problem.small:
+        problem.source = sizes.apply_overrides(problem.source, problem.small, str(problem.path))
+        return
+    problem.shrunk, problem.source = shrink_to_small(problem.source, str(problem.path))
+
+
+def shrink_to_small(source: str, where: str, max_elements: int = 1 << 21) -> tuple[dict[str, int], str]:
+    """Best-effort shrink of an external file: divide its size constants until the reference's
+    inputs and output fit ``max_elements`` and it runs; checked by running the reference."""
+    import torch
+
+    last_error = "no integer size constants found"
+    for factor in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096):
+        overrides = sizes.shrink_overrides(source, factor) if factor > 1 else {}
+        candidate = sizes.apply_overrides(source, overrides, where)
+        try:
+            elements = _reference_elements(candidate)
+        except Exception as error:  # the shrunk file may not run at all; try the next factor
+            last_error = f"{type(error).__name__}: {error}"
+            continue
+        if elements <= max_elements:
+            return overrides, candidate
+        last_error = f"still {elements:,} elements at factor {factor}"
+    raise UserError(
+        f"{where}: cannot shrink to a small size automatically ({last_error}). Declare the small size "
+        f"in the file: SMALL = {{'<constant>': <value>, ...}} overriding its module-level size constants."
+    )
+
+
+def _reference_elements(source: str) -> int:
+    import torch
+
+    module = load_module(source, f"crucible_shrink_{hashlib.sha256(source.encode()).hexdigest()[:16]}")
+    with torch.no_grad():
+        torch.manual_seed(0)
+        inputs = module.get_inputs()
+        count = sum(t.numel() for t in inputs if isinstance(t, torch.Tensor))
+        if count > 4 * (1 << 21):
+            return count  # too big to bother running
+        model = module.Model(*module.get_init_inputs())
+        output = model(*inputs)
+    outputs = output if isinstance(output, (tuple, list)) else [output]
+    return count + sum(t.numel() for t in outputs if isinstance(t, torch.Tensor))
+
+
+_MODULE_DIR = Path(tempfile.gettempdir()) / "crucible-problems"
+
+
+def load_module(source: str, module_name: str) -> ModuleType:
+    """Import source text as a real module backed by a file, so that tools that read source
+    (Triton's @jit, inspect, tracebacks) work. Cached by name in sys.modules."""
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    _MODULE_DIR.mkdir(parents=True, exist_ok=True)
+    path = _MODULE_DIR / f"{module_name}.py"
+    if not path.exists() or path.read_text() != source:
+        path.write_text(source)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    for required in ("Model", "get_inputs", "get_init_inputs"):
+        if not hasattr(module, required):
+            del sys.modules[module_name]
+            raise UserError(f"{module_name}: a problem must define Model, get_inputs and get_init_inputs; {required} is missing")
+    return module
+
+
+def _level_from_path(path: Path) -> int | None:
+    for part in reversed(path.parts[:-1]):
+        match = re.fullmatch(r"level_?(\d+)", part.lower())
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _number_and_name(stem: str) -> tuple[int | None, str]:
+    match = _STEM.match(stem)
+    if match:
+        return int(match.group(1)), match.group(2)
+    return None, stem

@@ -1,0 +1,113 @@
+"""The judge's trusted side of a problem: the reference model, fresh inputs, expected outputs.
+
+Expected outputs are computed here, in the judge process, and never sent to a worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness import seeds
+from harness.precision import apply_backend_flags, backend_flags, cast_value, torch_dtype
+from harness.problem import Problem
+
+PUBLIC_INIT_SEED = 42
+
+
+@dataclass
+class ReferenceEnv:
+    problem: Problem
+    device: str
+    precision: str
+    secret: int
+    allow_tf32: bool = False
+    flops: int | None = None
+    nbytes: int | None = None
+    init_args: list = field(default_factory=list)
+
+    def __post_init__(self):
+        import torch
+
+        self.flags = backend_flags(self.precision, self.allow_tf32)
+        apply_backend_flags(self.flags)
+        self.dtype = torch_dtype(self.precision)
+        self.module = self.problem.module()
+        self.init_args = list(self.module.get_init_inputs())
+        self.init_seed = seeds.mixed(PUBLIC_INIT_SEED, self.secret, "init")
+        torch.manual_seed(self.init_seed)
+        with torch.device(self.device):
+            model = self.module.Model(*self.init_args)
+        self.model = model.to(device=self.device, dtype=self.dtype)
+
+    def state_dict(self) -> dict:
+        return {k: v.detach() for k, v in self.model.state_dict().items()}
+
+    def make_inputs(self, seed: int) -> list:
+        """Inputs from the problem's own get_inputs under ``seed``, floats cast, on the device."""
+        import torch
+
+        torch.manual_seed(seed)
+        with torch.device(self.device):
+            raw = self.module.get_inputs()
+        return [cast_value(value, self.dtype, self.device) for value in raw]
+
+    def expected(self, inputs: list) -> list:
+        """The reference's outputs on pristine copies of the inputs, as a flat list of tensors."""
+        import torch
+
+        from harness.checks import flatten_outputs
+
+        pristine = clone_inputs(inputs)
+        with torch.no_grad():
+            if self.flops is None:
+                self._measure_work(pristine)
+                pristine = clone_inputs(inputs)
+            output = self.model(*pristine)
+        flat = flatten_outputs(output)
+        if flat is None:
+            raise TypeError(f"{self.problem.id}: the reference returned {type(output).__name__}, not tensors")
+        return [t.detach().clone() for t in flat]
+
+    def _measure_work(self, inputs: list) -> None:
+        from harness import sol
+
+        try:
+            self.flops = sol.count_flops(self.model, inputs)
+        except Exception:
+            self.flops = 0  # an op FlopCounterMode cannot follow; bandwidth still bounds the floor
+        output = self.model(*clone_inputs(inputs))
+        self.nbytes = sol.minimum_bytes(self.model, inputs, output)
+
+    def trial_seed(self, trial: int) -> int:
+        return seeds.mixed(42 + trial, self.secret, "trial")
+
+    def timing_seed(self, number: int) -> int:
+        return seeds.mixed(100_000 + number, self.secret, "timing")
+
+
+def clone_inputs(inputs: list) -> list:
+    import torch
+
+    return [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+
+
+def inputs_equal(a: list, b: list) -> bool:
+    """Bit-for-bit equality (so NaNs compare equal to themselves)."""
+    import torch
+
+    for x, y in zip(a, b):
+        if isinstance(x, torch.Tensor):
+            if x.shape != y.shape or x.dtype != y.dtype or not torch.equal(_bits(x), _bits(y)):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _bits(t):
+    import torch
+
+    views = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.uint8}
+    size = t.element_size()
+    return t.contiguous().view(views[size]) if size in views and not t.is_complex() else t

@@ -1,0 +1,173 @@
+"""Run files: an append-only JSON Lines file per run, a header then records, fsynced per line.
+
+Readers need none of the writer's code: every line is a JSON object with a ``type`` (``header``,
+``record``, ``baseline``) and the header carries the schema version. This module never imports
+torch, so the leaderboard can use it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from harness.errors import UserError
+
+SCHEMA = "crucible.run/1.0"
+SCHEMA_MAJOR = 1
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def new_run_id() -> str:
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+def run_file_name(run_id: str, suite: str, generator: str) -> str:
+    safe = lambda text: "".join(c if c.isalnum() or c in "-_" else "-" for c in text)  # noqa: E731
+    return f"{run_id}_{safe(suite)}_{safe(generator)}.jsonl"
+
+
+class RunWriter:
+    """Appends one JSON object per line and fsyncs it, so a killed run loses nothing.
+
+    Safe for several processes appending to the same file (pytest-xdist workers): each line is
+    written with one ``write`` call on a file opened in append mode, which POSIX keeps whole for
+    regular files, and the header is written only by whoever creates the file.
+    """
+
+    def __init__(self, path: str | os.PathLike, header: dict | None = None):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if header is not None:
+            self._create_with_header(header)
+
+    def _create_with_header(self, header: dict) -> None:
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return  # another worker (or an earlier, resumed run) wrote it
+        body = {"type": "header", "schema": SCHEMA, "created": utc_now(), **header}
+        with os.fdopen(fd, "w") as handle:
+            handle.write(json.dumps(body, default=_jsonable) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def append(self, record: dict, kind: str = "record") -> None:
+        line = json.dumps({"type": kind, **record}, default=_jsonable) + "\n"
+        with open(self.path, "a") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def _jsonable(value: Any) -> Any:
+    """Fallback encoder: numbers from numpy/torch, paths, sets and dataclasses become JSON."""
+    if hasattr(value, "item") and callable(value.item):
+        return value.item()
+    if hasattr(value, "to_dict") and callable(value.to_dict):
+        return value.to_dict()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return str(value)
+
+
+def read_lines(path: str | os.PathLike) -> Iterator[dict]:
+    """Every well-formed line of a run file; a torn last line (a killed writer) is skipped."""
+    with open(path) as handle:
+        for number, line in enumerate(handle, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+def read_run(path: str | os.PathLike) -> tuple[dict, list[dict]]:
+    """The header and the records (type ``record``) of one run file, schema checked."""
+    header: dict | None = None
+    records: list[dict] = []
+    for line in read_lines(path):
+        kind = line.get("type")
+        if kind == "header" and header is None:
+            check_schema(line.get("schema"), path)
+            header = line
+        elif kind == "record":
+            records.append(line)
+    if header is None:
+        raise UserError(f"{path}: no header line; is this a Crucible run file?")
+    return header, records
+
+
+def check_schema(schema: str | None, where: Any = "run file") -> None:
+    try:
+        name, version = str(schema).split("/")
+        major = int(version.split(".")[0])
+    except ValueError:
+        raise UserError(f"{where}: unreadable schema {schema!r}; expected 'crucible.run/<major>.<minor>'") from None
+    if name != "crucible.run" or major != SCHEMA_MAJOR:
+        raise UserError(
+            f"{where}: schema {schema!r} is not supported by this reader "
+            f"(it reads {SCHEMA}); upgrade Crucible to read it"
+        )
+
+
+def find_run_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Run files named directly or found (recursively) under the given folders, in name order."""
+    found: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            found.extend(sorted(path.rglob("*.jsonl")))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise UserError(f"{path}: no such run file or folder")
+    return found
+
+
+def load_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
+    """All records of the given run files, each with its header's provenance under ``run_*`` keys."""
+    rows: list[dict] = []
+    for path in find_run_files(paths):
+        header, records = read_run(path)
+        provenance = header.get("provenance", {})
+        config = header.get("config", {})
+        for record in records:
+            row = dict(record)
+            row.setdefault("run_id", header.get("run_id"))
+            row["run_file"] = str(path)
+            row["run_created"] = header.get("created")
+            row["hardware"] = provenance.get("device", row.get("device"))
+            row.setdefault("imported", bool(header.get("imported", False)))
+            row.setdefault("suite", config.get("suite"))
+            rows.append(row)
+    return rows
+
+
+def load_runs(*paths: str | os.PathLike):
+    """One line to pandas: ``load_runs("results/runs")`` -> a DataFrame with a row per record."""
+    import pandas as pd
+
+    return pd.DataFrame(load_records(paths or ("results/runs",)))
+
+
+def completed_keys(path: str | os.PathLike) -> set[tuple]:
+    """Keys (problem_id, generator, attempt) already recorded in a run file, for ``--resume``."""
+    if not Path(path).exists():
+        return set()
+    return {
+        (line.get("problem_id"), line.get("generator"), line.get("attempt", 0))
+        for line in read_lines(path)
+        if line.get("type") == "record"
+    }

@@ -1,0 +1,158 @@
+"""The judge's timing loop: fresh inputs for every timed call, checked outputs, two clocks.
+
+One protocol on both devices. The worker times each call (CUDA events around the call and a
+device-wide synchronize, or a CPU clock); the judge keeps its own wall clock over each batch,
+refreshes the content of every input set before it is used again (so pointer and content caches
+never hit), and compares a secret random sample of timed outputs with the reference.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from harness import checks, stats
+from harness.judge import WorkerSession
+from harness.reference import ReferenceEnv, clone_inputs, inputs_equal
+
+WARMUP_CALLS = 3
+
+
+@dataclass
+class TimingPlan:
+    stop: stats.StopRule = field(default_factory=stats.StopRule)
+    memory_budget_bytes: int = 1 << 30
+    max_sets: int = 32
+    check_all_below_elements: int = 1 << 22   # check every timed output when outputs are this small
+    check_fraction: float = 0.25
+
+
+@dataclass
+class TimingOutcome:
+    times_ms: list[float] = field(default_factory=list)
+    overhead_ms: list[float] = field(default_factory=list)   # judge wall minus reported, per call
+    reported_over_wall: bool = False
+    failure: tuple[str, str] | None = None                   # (status, reason) of a timed output
+    sets: int = 0
+    checked: int = 0
+    patched: list[str] = field(default_factory=list)
+    new_threads: int = 0
+
+    def summary(self) -> stats.TimingStats | None:
+        return stats.summarize(self.times_ms) if self.times_ms else None
+
+
+def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tolerance: float,
+               rng: random.Random, batch_timeout_s: float) -> TimingOutcome:
+    outcome = TimingOutcome()
+    sets, counter = _initial_sets(env, plan), [0]
+    outcome.sets = len(sets)
+    session.request({"op": "set_timing_inputs", "sets": sets}, batch_timeout_s, "timing")
+    used: set[int] = set()
+    next_index, started = 0, time.perf_counter()
+    warmup_left = WARMUP_CALLS
+    while outcome.failure is None:
+        elapsed_ms = 1e3 * (time.perf_counter() - started)
+        if warmup_left <= 0 and plan.stop.done(outcome.times_ms, elapsed_ms):
+            break
+        size = min(len(sets), warmup_left or len(sets))
+        indices = [(next_index + k) % len(sets) for k in range(size)]
+        next_index = (next_index + size) % len(sets)
+        _refresh(env, sets, [i for i in indices if i in used], counter)
+        used.update(indices)
+        checked = _choose_checked(indices, env, sets, plan, rng)
+        expected = {pos: (env.expected(sets[indices[pos]]), clone_inputs(sets[indices[pos]])) for pos in checked}
+        _synchronize(env.device)
+        reply = session.request({"op": "time", "indices": indices}, batch_timeout_s, "timing")
+        wall_ms = 1e3 * session.last_wall_s
+        if not reply.get("ok"):
+            outcome.failure = (reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
+            break
+        times = [float(t) for t in reply["times_ms"]]
+        _account(outcome, reply, times, wall_ms, record=warmup_left <= 0)
+        warmup_left = max(0, warmup_left - size)
+        outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance, batch_timeout_s)
+        outcome.checked += len(checked)
+    return outcome
+
+
+def _initial_sets(env: ReferenceEnv, plan: TimingPlan) -> list[list]:
+    first = env.make_inputs(env.timing_seed(0))
+    per_set = 3 * _bytes(first) + 2 * _bytes(env.expected(first))
+    count = max(1, min(plan.max_sets, plan.memory_budget_bytes // max(per_set, 1)))
+    return [first] + [env.make_inputs(env.timing_seed(n)) for n in range(1, count)]
+
+
+def _refresh(env: ReferenceEnv, sets: list[list], indices: list[int], counter: list[int]) -> None:
+    """New content, same memory: a set used before gets never-seen values before its next use."""
+    import torch
+
+    for index in indices:
+        counter[0] += 1
+        fresh = env.make_inputs(env.timing_seed(10_000 + counter[0]))
+        for old, new in zip(sets[index], fresh):
+            if isinstance(old, torch.Tensor):
+                old.copy_(new)
+
+
+def _choose_checked(indices: list[int], env: ReferenceEnv, sets, plan: TimingPlan, rng: random.Random) -> list[int]:
+    import torch
+
+    elements = sum(t.numel() for t in sets[indices[0]] if isinstance(t, torch.Tensor))
+    if elements <= plan.check_all_below_elements:
+        return list(range(len(indices)))
+    chosen = [pos for pos in range(len(indices)) if rng.random() < plan.check_fraction]
+    return chosen or [rng.randrange(len(indices))]
+
+
+def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: float, record: bool) -> None:
+    outcome.patched = sorted(set(outcome.patched) | set(reply.get("patched", [])))
+    outcome.new_threads = max(outcome.new_threads, reply.get("new_threads", 0))
+    if sum(times) > wall_ms + 1.0:
+        outcome.reported_over_wall = True
+    if record:
+        outcome.times_ms += times
+        outcome.overhead_ms.append((wall_ms - sum(times)) / max(1, len(times)))
+
+
+def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, timeout_s):
+    if not checked:
+        session.request({"op": "outputs", "positions": []}, timeout_s, "timing")
+        return None
+    got = session.request({"op": "outputs", "positions": checked}, timeout_s, "timing")
+    if not got.get("ok"):
+        return got.get("kind", "runtime_error"), got.get("message", "could not read timed outputs")
+    for position, received in zip(checked, got["outputs"]):
+        want, pristine = expected[position]
+        result = checks.compare_outputs(want, list(received), tolerance, tolerance)
+        if not result.ok:
+            return "incorrect", f"timed call {position} of a batch: {result.reason}"
+        if not inputs_equal(sets[indices[position]], pristine):
+            return "incorrect", "input_mutated: the candidate changed its inputs during a timed call"
+        if not _fingerprints_match(received, reply["fingerprints"][position]):
+            return "incorrect", "output_changed_after_return: a timed output changed after the call returned"
+    return None
+
+
+def _fingerprints_match(received, reported) -> bool:
+    from harness.worker.handlers import fingerprint
+
+    for tensor, value in zip(received, reported):
+        mine = fingerprint(tensor)
+        if abs(mine - value) > 1e-6 * max(1.0, abs(mine)):
+            return False
+    return True
+
+
+def _synchronize(device: str) -> None:
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def _bytes(values) -> int:
+    from harness.sol import tensor_bytes
+
+    return tensor_bytes(values)

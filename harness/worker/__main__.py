@@ -1,0 +1,5 @@
+import sys
+
+from harness.worker.main import main
+
+sys.exit(main(int(sys.argv[1])))

@@ -1,0 +1,170 @@
+"""The worker's operations, one function per message the judge can send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+POISON_BYTES_MIN = 1 << 20
+
+
+def load(state, message: dict) -> dict:
+    """Import the candidate, build ModelNew under the judge's seed, copy the reference's weights."""
+    torch = state.torch
+    from harness.precision import apply_backend_flags, torch_dtype
+
+    apply_backend_flags(message["flags"])
+    state.device = message["device"]
+    if state.device == "cuda":
+        torch.cuda.set_device(0)
+    module = state.import_candidate(message["source"])
+    if not hasattr(module, "ModelNew"):
+        raise ImportError("the candidate defines no ModelNew class")
+    torch.manual_seed(message["init_seed"])
+    with torch.device(state.device):
+        model = module.ModelNew(*message["init_args"])
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"ModelNew(...) built a {type(model).__name__}, not a torch.nn.Module")
+    model = model.to(device=state.device, dtype=torch_dtype(message["precision"]))
+    loaded = _load_matching_weights(torch, model, message["state_dict"])
+    state.model = model
+    if state.device == "cuda":
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size or (50 << 20)
+        state.flush_buffer = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")
+    return {"ok": True, "weights_loaded": loaded, "weights_total": len(message["state_dict"])}
+
+
+def _load_matching_weights(torch, model, reference_state: dict) -> int:
+    own = model.state_dict()
+    matching = {k: v for k, v in reference_state.items() if k in own and tuple(own[k].shape) == tuple(v.shape)}
+    if matching:
+        with torch.no_grad():
+            model.load_state_dict(matching, strict=False)
+    return len(matching)
+
+
+def call(state, message: dict) -> dict:
+    """One correctness call on inputs the judge generated; memory poisoned first."""
+    torch = state.torch
+    _poison(state, message.get("poison_bytes", POISON_BYTES_MIN))
+    with torch.no_grad():
+        output = state.model(*message["inputs"])
+    flat = _plain_outputs(torch, output)
+    _sync(state)
+    return {"ok": True, "outputs": flat}
+
+
+def _plain_outputs(torch, output) -> list:
+    from harness.checks import flatten_outputs
+
+    flat = flatten_outputs(output)
+    if flat is None:
+        raise _OutputTypeError(f"forward returned {type(output).__module__}.{type(output).__name__}; "
+                               "it must return a plain torch.Tensor (or a tuple of them)")
+    return [t.detach() for t in flat]
+
+
+class _OutputTypeError(TypeError):
+    pass
+
+
+def _poison(state, nbytes: int) -> None:
+    """Leave NaNs in memory the allocator will hand out next, so unwritten outputs never look right."""
+    torch = state.torch
+    if state.device == "cuda":
+        block = torch.empty(max(nbytes, POISON_BYTES_MIN) // 4, dtype=torch.float32, device="cuda")
+        block.fill_(float("nan"))
+        del block
+
+
+def _sync(state) -> None:
+    if state.device == "cuda":
+        state.guards.cuda_synchronize()
+
+
+def set_timing_inputs(state, message: dict) -> dict:
+    state.timing_sets = message["sets"]
+    return {"ok": True, "count": len(state.timing_sets)}
+
+
+def time_calls(state, message: dict) -> dict:
+    """Time one call per index, each on its own input set; L2 flushed before each on CUDA.
+
+    The timed window closes only after a device-wide synchronize, so work on side streams counts.
+    Outputs are kept (the judge asks for them next) and fingerprinted at return.
+    """
+    torch = state.torch
+    times, fingerprints, state.retained = [], [], []
+    with torch.no_grad():
+        for index in message["indices"]:
+            inputs = state.timing_sets[index]
+            elapsed, output = _timed_call(state, inputs)
+            flat = _plain_outputs(torch, output)
+            times.append(elapsed)
+            fingerprints.append([fingerprint(t) for t in flat])
+            state.retained.append(flat)
+    return {"ok": True, "times_ms": times, "fingerprints": fingerprints}
+
+
+def _timed_call(state, inputs: list) -> tuple[float, Any]:
+    guards = state.guards
+    if state.device == "cuda":
+        state.flush_buffer.zero_()
+        guards.cuda_synchronize()
+        start, end = guards.event_class(enable_timing=True), guards.event_class(enable_timing=True)
+        guards.event_record(start)
+        output = state.model(*inputs)
+        guards.cuda_synchronize()
+        guards.event_record(end)
+        guards.cuda_synchronize()
+        return guards.event_elapsed(start, end), output
+    begin = guards.perf_counter_ns()
+    output = state.model(*inputs)
+    return (guards.perf_counter_ns() - begin) / 1e6, output
+
+
+def fingerprint(tensor) -> float:
+    """A cheap content summary, compared by the judge with its own on the received output."""
+    return float(tensor.detach().double().nan_to_num(0.0, 0.0, 0.0).sum())
+
+
+def outputs(state, message: dict) -> dict:
+    kept, state.retained = state.retained, []
+    return {"ok": True, "outputs": [kept[i] for i in message["positions"]]}
+
+
+def profile(state, message: dict) -> dict:
+    """Per-kernel times of a few calls from torch's profiler, for feedback to generators."""
+    torch = state.torch
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if state.device == "cuda" else [])
+    calls = message.get("calls", 3)
+    with torch.no_grad(), torch_profile(activities=activities) as prof:
+        for _ in range(calls):
+            state.model(*message["inputs"])
+            _sync(state)
+    return {"ok": True, "profile": _top_kernels(prof, state.device == "cuda", calls)}
+
+
+def _top_kernels(prof, on_gpu: bool, calls: int, limit: int = 12) -> list[dict]:
+    rows = []
+    for event in prof.key_averages():
+        device_us = getattr(event, "self_device_time_total", None)
+        if device_us is None:
+            device_us = getattr(event, "self_cuda_time_total", 0)
+        time_us = device_us if on_gpu else event.self_cpu_time_total
+        if time_us > 0 and (not on_gpu or device_us > 0):
+            rows.append({"name": event.key[:120], "time_us": time_us / calls, "calls": event.count // calls or 1})
+    rows.sort(key=lambda row: -row["time_us"])
+    return rows[:limit]
+
+
+HANDLERS = {
+    "load": load,
+    "call": call,
+    "set_timing_inputs": set_timing_inputs,
+    "time": time_calls,
+    "outputs": outputs,
+    "profile": profile,
+}

@@ -1,0 +1,132 @@
+"""Worker process entry: import the candidate, run what the judge asks, report over the private channel.
+
+Started by the judge as ``python -m harness.worker <fd>`` with a private cwd and a scrubbed
+environment. Never computes or sees expected outputs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import traceback
+from multiprocessing.connection import Connection
+
+MAX_TRACEBACK_CHARS = 4000
+
+
+def main(fd: int) -> int:
+    _limit_memory()
+    import torch
+    import torch.multiprocessing
+
+    torch.multiprocessing.set_sharing_strategy("file_system")
+    triton = _import_triton()
+    from harness.worker.guards import Guards
+    from harness.worker.protocol import EXIT_OK, dump
+
+    guards = Guards(torch, triton)
+    conn = Connection(fd)
+    state = State(torch, guards)
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return EXIT_OK
+        if message.get("op") == "bye":
+            return EXIT_OK
+        reply = state.handle(message)
+        conn.send_bytes(dump(reply))
+
+
+def _limit_memory() -> None:
+    limit = int(os.environ.get("CRUCIBLE_WORKER_MEMORY_BYTES", "0"))
+    if limit and os.environ.get("CRUCIBLE_DEVICE") == "cpu":
+        import resource
+
+        # Address-space limits break CUDA (it reserves huge virtual ranges), so only on the CPU;
+        # on the GPU the judge watches the worker's resident memory instead.
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _import_triton():
+    try:
+        import triton
+        import triton.language  # noqa: F401
+        return triton
+    except ImportError:
+        return None
+
+
+def classify(error: BaseException, phase: str) -> tuple[str, str]:
+    """Map an exception raised by candidate code to a verdict and a one-line reason."""
+    name, text = type(error).__name__, str(error)
+    lowered = text.lower()
+    if isinstance(error, MemoryError) or name == "OutOfMemoryError" or "out of memory" in lowered \
+            or "can't allocate memory" in lowered or "cannot allocate memory" in lowered:
+        return "crashed", f"out of memory in {phase}: {name}: {text[:300]}"
+    if name == "_OutputTypeError":
+        return "incorrect", text[:500]
+    if isinstance(error, SystemExit):
+        return "crashed", f"candidate called sys.exit({error.code!r}) in {phase}"
+    if "illegal memory access" in lowered or "device-side assert" in lowered or "cuda error" in lowered:
+        return "crashed", f"CUDA fault in {phase}: {text[:300]}"
+    if phase == "load" or isinstance(error, SyntaxError):
+        return "compile_error", f"{name}: {text[:500]}"
+    module = type(error).__module__ or ""
+    if module.startswith("triton") and ("compil" in name.lower() or "compil" in lowered[:200]):
+        return "compile_error", f"Triton compilation failed: {name}: {text[:500]}"
+    return "runtime_error", f"{name} in {phase}: {text[:500]}"
+
+
+def bounded_traceback(error: BaseException) -> str:
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    if len(text) > MAX_TRACEBACK_CHARS:
+        text = "... (truncated)\n" + text[-MAX_TRACEBACK_CHARS:]
+    return text
+
+
+class State:
+    """The worker's state between messages: the candidate model, timing inputs, retained outputs."""
+
+    def __init__(self, torch_module, guards):
+        from harness.worker import handlers
+
+        self.torch = torch_module
+        self.guards = guards
+        self.model = None
+        self.device = "cpu"
+        self.timing_sets: list = []
+        self.retained: list = []
+        self.flush_buffer = None
+        self.handlers = handlers.HANDLERS
+
+    def handle(self, message: dict) -> dict:
+        op = message.get("op")
+        handler = self.handlers.get(op)
+        if handler is None:
+            return {"ok": False, "kind": "runtime_error", "message": f"unknown op {op!r}"}
+        phase = message.get("phase", op)
+        try:
+            reply = handler(self, message)
+        except BaseException as error:  # everything the candidate raises becomes a verdict
+            kind, reason = classify(error, phase)
+            reply = {"ok": False, "kind": kind, "message": reason, "traceback": bounded_traceback(error)}
+        reply.setdefault("patched", self.guards.patched())
+        reply.setdefault("new_threads", self.guards.new_threads())
+        reply.setdefault("triton_launches", self.guards.triton_launches)
+        return reply
+
+    def import_candidate(self, source: str):
+        path = os.path.join(os.getcwd(), "candidate.py")
+        with open(path, "w") as handle:
+            handle.write(source)
+        spec = importlib.util.spec_from_file_location("candidate", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["candidate"] = module
+        spec.loader.exec_module(module)
+        return module
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1])))

@@ -1,0 +1,80 @@
+"""``direct``: k independent samples per problem from one prompt, no feedback.
+
+Each sample becomes its own candidate (the harness records each as an attempt, so pass@k and
+best-of-k come from the records). Samples differ by seed (``seed + i``) and, by default, by a
+temperature of 0.7 when k > 1 (0 for a single sample). Up to ``parallel`` samples are in flight
+at once; a budget is checked before each sample starts, so a parallel batch may overshoot a
+budget by at most ``parallel - 1`` replies.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from harness.candidate import Candidate
+from harness.llm.base import BudgetExceeded, LLMError, Reply
+from harness.llm.extract import extract_code
+from harness.llm.prompts import generation_messages
+from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
+from harness.registry import register
+
+SAMPLING_TEMPERATURE = 0.7
+
+
+@register("generator", "direct")
+class Direct:
+    name = "direct"
+
+    def __init__(self, **options: Any):
+        options = dict(options)
+        self.samples = positive_int(options, "samples", 1)
+        self.parallel = positive_int(options, "parallel", 4)
+        if options.get("temperature") is None:
+            options["temperature"] = 0.0 if self.samples == 1 else SAMPLING_TEMPERATURE
+        self.llm = LLMOptions.parse(options)
+        refuse_unknown(self.name, options)
+        self._provider = None
+
+    def generate(self, problem: Any, ctx: Any) -> list[Candidate]:
+        if self._provider is None:
+            self._provider = resolve_provider(self.llm, ctx)
+        session = LLMSession(self._provider, ctx)
+        precision = getattr(getattr(ctx, "options", None), "precision", "fp32") or "fp32"
+        messages = generation_messages(problem.source, self.llm.backend, dict(ctx.device_facts or {}), precision)
+        with ThreadPoolExecutor(max_workers=min(self.parallel, self.samples)) as pool:
+            outcomes = list(pool.map(lambda index: self._sample(session, messages, index), range(self.samples)))
+        return self._candidates(session, outcomes)
+
+    def _sample(self, session: LLMSession, messages: list[dict], index: int) -> tuple[int, Reply | None, dict | str]:
+        """(index, reply, transcript step) or (index, None, why no reply was asked for or came back)."""
+        config = self.llm.config(seed=self.llm.seed + index)
+        try:
+            reply, step = session.ask("generator", messages, config, kind="sample", sample=index)
+        except BudgetExceeded as stop:
+            return index, None, stop.reason
+        except LLMError as error:
+            return index, None, f"llm error: {error}"
+        return index, reply, step
+
+    def _candidates(self, session: LLMSession, outcomes: list[tuple[int, Reply | None, Any]]) -> list[Candidate]:
+        stopped = next((why for _, reply, why in outcomes if reply is None), None)
+        candidates = [self._candidate(session, index, reply, step) for index, reply, step in outcomes if reply]
+        if not candidates:
+            return [Candidate(source="", label="no sample", provider=session.provider_name, model=session.model,
+                              provenance={"generator": self.name, "k": self.samples, "stopped": stopped})]
+        if stopped:
+            for candidate in candidates:
+                candidate.provenance.update(stopped=stopped, samples_done=len(candidates))
+        return candidates
+
+    def _candidate(self, session: LLMSession, index: int, reply: Reply, step: dict) -> Candidate:
+        extraction = extract_code(reply.text)
+        session.note(step, verdict=extraction.verdict, reason=extraction.reason)
+        provenance = {"generator": self.name, "sample": index, "k": self.samples,
+                      "temperature": self.llm.temperature, "seed": self.llm.seed + index,
+                      "backend": self.llm.backend, "extraction": extraction.verdict, "cached": reply.cached}
+        if not extraction.source:
+            provenance["no_code"] = extraction.reason
+        return Candidate(source=extraction.source, label=f"sample {index + 1}/{self.samples}", usage=reply.usage,
+                         transcript=[step], provenance=provenance, provider=reply.provider, model=reply.model)

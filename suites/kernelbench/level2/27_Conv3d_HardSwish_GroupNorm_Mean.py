@@ -1,0 +1,39 @@
+"""KernelBench L2 27: 3-D convolution, hardswish, group norm, mean over the spatial axes."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 1024
+in_channels = 3
+out_channels = 16
+depth = 16
+height = 32
+width = 32
+kernel_size = 4
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, num_groups=4, bias=True):
+        super().__init__()
+        self.conv = nn.Conv3d(in_channels, out_channels, kernel_size, bias=bias)
+        self.group_norm = nn.GroupNorm(num_groups, out_channels)
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = F.hardswish(x)
+        x = self.group_norm(x)
+        return torch.mean(x, dim=[2, 3, 4])
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, depth, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]
+
+
+SMALL = {"batch_size": 2, "out_channels": 8, "depth": 6, "height": 8, "width": 8}
+FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs reach hardswish's negative side"}
+EXCLUDE = None

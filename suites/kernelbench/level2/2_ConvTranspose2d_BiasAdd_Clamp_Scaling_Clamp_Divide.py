@@ -1,0 +1,47 @@
+"""KernelBench L2 2: transposed conv, bias, clamp to [0, 1], scale, clamp again, divide by the scale."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 128
+in_channels = 64
+out_channels = 64
+height = 128
+width = 128
+kernel_size = 3
+stride = 2
+padding = 1
+output_padding = 1
+bias_shape = (out_channels, 1, 1)
+scaling_factor = 2.0
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape,
+                 scaling_factor):
+        super().__init__()
+        self.conv_transpose = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride=stride,
+                                                 padding=padding, output_padding=output_padding)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+        self.scaling_factor = scaling_factor
+
+    def forward(self, x):
+        x = self.conv_transpose(x)
+        x = x + self.bias
+        x = torch.clamp(x, min=0.0, max=1.0)
+        x = x * self.scaling_factor
+        x = torch.clamp(x, min=0.0, max=1.0)
+        return x / self.scaling_factor
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, stride, padding, output_padding, bias_shape, scaling_factor]
+
+
+SMALL = {"batch_size": 2, "in_channels": 4, "out_channels": 8, "height": 8, "width": 8}
+FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs with spread"}
+EXCLUDE = None
