@@ -85,13 +85,15 @@ class WorkerSession:
                    TORCH_EXTENSIONS_DIR=str(self.workdir / "torch-extensions"))
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
+            # One thread and no spinning: OpenMP threads that busy-wait next to the judge's own on a
+            # small machine make CPU timings swing by orders of magnitude.
+            env.update(OMP_NUM_THREADS=os.environ.get("CRUCIBLE_CPU_THREADS", "1"), OMP_WAIT_POLICY="PASSIVE")
             env["CUDA_VISIBLE_DEVICES"] = ""
             # glibc fills every fresh allocation with 0x7f bytes (~3.4e38 as float32) and never uses
             # zeroed mmap pages, so an output the candidate allocates and never writes cannot pass.
             env.update(MALLOC_PERTURB_="128", MALLOC_MMAP_MAX_="0", MALLOC_TOP_PAD_=str(64 << 20))
-        elif self.gpu_index is not None:
-            env["CUDA_VISIBLE_DEVICES"] = str(self.gpu_index)
         elif "CUDA_VISIBLE_DEVICES" in os.environ:
+            # The worker sees the same GPUs as the judge: CUDA IPC handles name the judge's device index.
             env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
         return env
 

@@ -93,17 +93,20 @@ def _row_metrics(records: list[dict], baseline: str, total: int | None, with_ci:
     return row
 
 
-def leaderboard(frame: pd.DataFrame, baseline: str = "eager", with_ci: bool = False) -> pd.DataFrame:
+def leaderboard(frame: pd.DataFrame, baseline: str = "eager", with_ci: bool = False,
+                sizes: dict | None = None) -> pd.DataFrame:
     """The ranked table: Crucible's own records only (imported ones are never ranked). Flagged
-    attempts stay in as failures, so hiding a flagged result cannot shrink the denominator."""
+    attempts stay in as failures, so hiding a flagged result cannot shrink the denominator.
+    ``sizes`` (from ``level_sizes`` of the unfiltered frame) keeps denominators whole when the
+    caller has filtered generators away."""
     own = frame[~frame["imported"]] if "imported" in frame else frame
-    return summary_rows(own, baseline, level_sizes(frame), with_ci)
+    return summary_rows(own, baseline, level_sizes(frame) if sizes is None else sizes, with_ci)
 
 
-def imported_board(frame: pd.DataFrame, baseline: str = "eager") -> pd.DataFrame:
+def imported_board(frame: pd.DataFrame, baseline: str = "eager", sizes: dict | None = None) -> pd.DataFrame:
     """Imported (published upstream) results, summarised the same way, shown beside, not ranked."""
     imported = frame[frame["imported"]] if "imported" in frame else frame.iloc[0:0]
-    table = summary_rows(imported, baseline, level_sizes(frame))
+    table = summary_rows(imported, baseline, level_sizes(frame) if sizes is None else sizes)
     return table.drop(columns=["rank"]) if "rank" in table else table
 
 
@@ -127,9 +130,9 @@ def problem_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["problem_id", "generator", "attempt"], kind="stable").reset_index(drop=True)
 
 
-def fast_p_curves(frame: pd.DataFrame, baseline: str = "eager", ps=P_GRID) -> pd.DataFrame:
+def fast_p_curves(frame: pd.DataFrame, baseline: str = "eager", ps=P_GRID, sizes: dict | None = None) -> pd.DataFrame:
     """Long table (suite, level, generator, model, p, fast_p) over a grid of thresholds."""
-    sizes, rows = level_sizes(frame), []
+    sizes, rows = (level_sizes(frame) if sizes is None else sizes), []
     own = frame[~frame["imported"]] if "imported" in frame else frame
     for key, records in entry_groups(own).items():
         board = dict(zip(BOARD_KEYS + ENTRY_KEYS, key))
@@ -160,12 +163,83 @@ def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]
 
 
 def cost_speedup_points(board: pd.DataFrame) -> pd.DataFrame:
-    """Entries with both a dollar cost per problem and a geomean speedup, marked if on the front."""
-    needed = {"cost_per_problem", "geomean_speedup"}
-    if board.empty or not needed <= set(board.columns):
-        return pd.DataFrame(columns=["label", "cost_per_problem", "geomean_speedup", "on_front"])
-    points = board.dropna(subset=list(needed)).copy()
-    points["label"] = [f"{g} / {m}" if m else str(g) for g, m in zip(points["generator"], points["model"])]
-    front = set(pareto_front(list(zip(points["cost_per_problem"], points["geomean_speedup"]))))
-    points["on_front"] = [(c, s) in front for c, s in zip(points["cost_per_problem"], points["geomean_speedup"])]
-    return points[["label", "level", "cost_per_problem", "geomean_speedup", "on_front"]].reset_index(drop=True)
+    """Entries with both a dollar cost per problem and a geomean speedup, marked if on the Pareto
+    front of their own board (suite, level, hardware, precision)."""
+    columns = ["label", "level", "cost_per_problem", "geomean_speedup", "on_front"]
+    needed = ["cost_per_problem", "geomean_speedup"]
+    if board.empty or not set(needed) <= set(board.columns):
+        return pd.DataFrame(columns=columns)
+    points = board.dropna(subset=needed).copy()
+    points["label"] = [f"{g} / {m}" if isinstance(m, str) and m else str(g)
+                       for g, m in zip(points["generator"], points["model"])]
+    points["on_front"] = False
+    for _, group in points.groupby(list(BOARD_KEYS), dropna=False):
+        front = set(pareto_front(list(zip(group["cost_per_problem"], group["geomean_speedup"]))))
+        marks = [(c, s) in front for c, s in zip(group["cost_per_problem"], group["geomean_speedup"])]
+        points.loc[group.index, "on_front"] = marks
+    return points[columns].reset_index(drop=True)
+
+
+OK_VERDICTS = frozenset({"ok", "correct", "pass", "passed"})
+
+
+def _step_ok(step: dict) -> bool:
+    return step.get("correct") is True or str(step.get("verdict", "")).lower() in OK_VERDICTS
+
+
+def transcript_steps(record: dict) -> list[dict]:
+    """The numbered steps of a record's transcript (dicts with an integer ``step``), in order."""
+    transcript = record.get("transcript")
+    if not isinstance(transcript, list):
+        return []
+    steps = [s for s in transcript if isinstance(s, dict) and isinstance(s.get("step"), (int, float))]
+    return sorted(steps, key=lambda s: s["step"])
+
+
+def _best_so_far(steps: list[dict], last_step: int, trusted: bool) -> list[float | None]:
+    """Per step 0..last_step, the best speedup of a correct step so far (0 marks correct, unmeasured)."""
+    best, series, index = None, [], 0
+    for step in range(last_step + 1):
+        while index < len(steps) and steps[index]["step"] <= step:
+            if trusted and _step_ok(steps[index]):
+                speed = metrics.number(steps[index].get("speedup"))
+                best = max(best or 0.0, speed or 0.0)
+            index += 1
+        series.append(best)
+    return series
+
+
+def refinement_steps(records: list[dict]) -> pd.DataFrame:
+    """Per (generator, model, level) and refinement step: share of problems correct so far and the
+    geomean best-so-far speedup of those. Flagged and imported records never count as correct."""
+    with_steps = [r for r in records if transcript_steps(r) and not metrics.is_imported(r)]
+    rows = []
+    for (generator, model, level), group in metrics.group_records(with_steps, ["generator", "model", "level"]).items():
+        last = int(max(transcript_steps(r)[-1]["step"] for r in group))
+        series = [_best_so_far(transcript_steps(r), last, not metrics.flags_of(r)) for r in group]
+        for step in range(last + 1):
+            column = [values[step] for values in series]
+            correct = [value for value in column if value is not None]
+            rows.append({"generator": generator, "model": model, "level": level, "step": step,
+                         "correctness": len(correct) / len(group),
+                         "geomean_speedup": metrics.geomean(v for v in correct if v > 0)})
+    return pd.DataFrame(rows, columns=["generator", "model", "level", "step", "correctness", "geomean_speedup"])
+
+
+def tokens_correctness(records: list[dict]) -> pd.DataFrame:
+    """Per (generator, model, level) and k = 1..attempts: tokens spent per problem on the first k
+    attempts against the share of problems solved by one of them (best-of-k)."""
+    own = [r for r in records if not metrics.is_imported(r)]
+    rows = []
+    for (generator, model, level), group in metrics.group_records(own, ["generator", "model", "level"]).items():
+        by_problem = metrics.group_records(group, ["problem_id"])
+        attempts = {key: sorted(rows_, key=lambda r: metrics.number(r.get("attempt")) or 0)
+                    for key, rows_ in by_problem.items()}
+        for k in range(1, max(len(a) for a in attempts.values()) + 1):
+            first_k = [a[:k] for a in attempts.values()]
+            tokens = metrics.sum_optional(metrics.attempt_tokens(r) for a in first_k for r in a)
+            solved = sum(1 for a in first_k if any(metrics.attempt_correct(r) for r in a))
+            rows.append({"generator": generator, "model": model, "level": level, "k": k,
+                         "tokens_per_problem": None if tokens is None else tokens / len(first_k),
+                         "correctness": solved / len(first_k)})
+    return pd.DataFrame(rows, columns=["generator", "model", "level", "k", "tokens_per_problem", "correctness"])

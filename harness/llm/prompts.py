@@ -156,6 +156,9 @@ def feedback_text(record: dict) -> str:
     """``Feedback: <status>`` and what the judge reported, bounded; never expected outputs."""
     status = str(record.get("status") or ("ok" if record.get("correct") else "runtime_error"))
     lines = [f"Feedback: {status}"]
+    flags = record.get("flags") or []
+    if flags:
+        lines.append("The judge flagged this kernel (flagged kernels are never ranked): " + ", ".join(map(str, flags)))
     if status == "ok":
         lines.append("The kernel compiles and its outputs match the reference." + _timing_line(record))
     else:

@@ -15,7 +15,7 @@ def load(state, message: dict) -> dict:
     apply_backend_flags(message["flags"])
     state.device = message["device"]
     if state.device == "cuda":
-        torch.cuda.set_device(0)
+        torch.cuda.set_device(message.get("gpu_index") or 0)
     module = state.import_candidate(message["source"])
     if not hasattr(module, "ModelNew"):
         raise ImportError("the candidate defines no ModelNew class")

@@ -30,7 +30,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, input_size)]
+    # Each row gets its own scale: the row logsumexp of identically distributed rows is nearly the
+    # same number for every row, so without it a constant output passes at tolerance 1e-2.
+    row_scale = torch.empty(batch_size, 1).uniform_(0.5, 2.0)
+    return [torch.randn(batch_size, input_size) * row_scale]
 
 
 def get_init_inputs():
@@ -38,5 +41,9 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 16, "input_size": 64, "hidden_size": 64}
-FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn times a per-row scale drawn from U(0.5, 2) instead of torch.rand",
+    "degenerate_output": "the output is one logsumexp per row; over identically distributed rows it is "
+                         "almost constant, so a constant output passed at tolerance 1e-2",
+}
 EXCLUDE = None

@@ -1,0 +1,39 @@
+"""Command-line options for LLM-backed generators, shared by the CLI and the pytest plugin."""
+
+from __future__ import annotations
+
+from harness.options import positive_float, positive_int
+
+# (flag, destination, parser, default, help)
+LLM_OPTIONS = (
+    ("--provider", "provider", str, None, "LLM provider: openai, replay or builtin (default: openai if OPENAI_BASE_URL "
+                                          "or OPENAI_API_KEY is set, else builtin, the offline rule-based writer)"),
+    ("--llm-model", "llm_model", str, None, "model name sent to the endpoint (default: $CRUCIBLE_LLM_MODEL)"),
+    ("--llm-base-url", "llm_base_url", str, None, "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)"),
+    ("--samples", "samples", positive_int("--samples"), None, "direct: k samples per problem (default: 1)"),
+    ("--temperature", "temperature", positive_float("--temperature"), None, "sampling temperature (default: generator's)"),
+    ("--backend", "backend", str, None, "kernel language asked for: triton or cuda (load_inline) (default: triton)"),
+    ("--max-cost", "max_cost", positive_float("--max-cost"), None, "stop generating for a problem past this many dollars"),
+    ("--max-tokens", "max_tokens", positive_int("--max-tokens"), None, "stop generating for a problem past this many tokens"),
+    ("--run-max-cost", "run_max_cost", positive_float("--run-max-cost"), None, "stop generating in the run past this many dollars"),
+    ("--run-max-tokens", "run_max_tokens", positive_int("--run-max-tokens"), None, "stop generating in the run past this many tokens"),
+)
+_GENERATOR_KWARGS = ("provider", "llm_model", "llm_base_url", "samples", "temperature", "backend")
+
+
+def add_llm_arguments(parser, prefix: str = "") -> None:
+    """Add the options to an argparse parser (prefix '' ) or a pytest option group (prefix '')."""
+    adder = getattr(parser, "add_argument", None) or parser.addoption
+    for flag, dest, kind, default, text in LLM_OPTIONS:
+        adder(prefix + flag, dest=dest, type=kind, default=default, help=text)
+
+
+def generator_options_from_args(args) -> dict:
+    return {name: getattr(args, name) for name in _GENERATOR_KWARGS if getattr(args, name, None) is not None}
+
+
+def budgets_from_args(args):
+    from harness.candidate import Budget
+
+    return (Budget(max_tokens=getattr(args, "max_tokens", None), max_cost_usd=getattr(args, "max_cost", None)),
+            Budget(max_tokens=getattr(args, "run_max_tokens", None), max_cost_usd=getattr(args, "run_max_cost", None)))

@@ -1,0 +1,91 @@
+"""The Crucible megakernel schedule format (``crucible.megakernel/1.0``): constants and helpers.
+
+A document is plain JSON (a dict). Per-SM queue order is the order of ``tasks`` filtered by
+``sm``, as in AutoMegaKernel IR 0.2, so the two formats carry the same information. Tiled writers
+may declare the box they write per output buffer in ``regions``; reads are whole-buffer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.errors import UserError
+
+FORMAT = "crucible.megakernel/1.0"
+FORMAT_NAME, FORMAT_MAJOR = "crucible.megakernel", 1
+
+# Device ABI caps (AMK's ABI_MAX_*): more than this is silently truncated on the device.
+MAX_INPUTS, MAX_OUTPUTS, MAX_WAITS, MAX_RANK = 8, 4, 8, 4
+
+KINDS = ("WEIGHT", "ACTIVATION", "KV_CACHE", "IO_INPUT", "IO_OUTPUT", "CONST")
+READ_ONLY_KINDS = frozenset({"WEIGHT", "CONST", "IO_INPUT"})
+SPACES = ("HBM", "GLOBAL_SCRATCH", "SMEM", "REGISTER")
+ON_CHIP_SPACES = frozenset({"SMEM", "REGISTER"})
+DTYPES = ("F32", "F16", "BF16", "F8E4M3", "F8E5M2", "I32", "I8", "I4", "U8", "BOOL")
+DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "F8E4M3": 1, "F8E5M2": 1, "I32": 4, "I8": 1,
+               "I4": 0.5, "U8": 1, "BOOL": 1}
+
+
+def numel(shape: list[int]) -> int:
+    total = 1
+    for dim in shape:
+        total *= dim
+    return total
+
+
+def nbytes(buffer: dict) -> int:
+    return int(numel(buffer["shape"]) * DTYPE_BYTES[buffer["dtype"]] + 0.5)
+
+
+def full_box(shape: list[int]) -> list[list[int]]:
+    return [[0, dim] for dim in shape]
+
+
+def boxes_overlap(a: list[list[int]], b: list[list[int]]) -> bool:
+    """Half-open boxes overlap when every dimension's intervals intersect."""
+    for (lo_a, hi_a), (lo_b, hi_b) in zip(a, b):
+        if hi_a <= lo_b or hi_b <= lo_a:
+            return False
+    return True
+
+
+def queues(doc: dict) -> dict[int, list[int]]:
+    """Task ids per SM, in queue order (the order of ``tasks`` filtered by ``sm``)."""
+    result: dict[int, list[int]] = {}
+    for task in doc["tasks"]:
+        result.setdefault(task["sm"], []).append(task["id"])
+    return result
+
+
+def new_document(target: dict, meta: dict | None = None) -> dict:
+    return {"format": FORMAT, "meta": dict(meta or {}), "target": dict(target), "buffers": [],
+            "counters": [], "tasks": [], "pages": None, "config": None}
+
+
+def dumps(doc: Any) -> str:
+    return json.dumps(doc, indent=1, sort_keys=False)
+
+
+def canonical(doc: Any) -> str:
+    """Stable text for hashing (corpus digests)."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+def load(path: str | Path) -> Any:
+    """Read a schedule file (Crucible or AMK IR 0.2). JSON errors are the caller's verdict, so a
+    file that is not JSON comes back as the raw text (the validator calls it malformed)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise UserError(f"{path}: cannot read the schedule ({error.strerror}); check the path") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def is_amk(doc: Any) -> bool:
+    return isinstance(doc, dict) and "ir_version" in doc and "format" not in doc

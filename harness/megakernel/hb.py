@@ -1,0 +1,132 @@
+"""Happens-before for a compiled schedule: which task must complete before which may start.
+
+The relation is exact. A task may start once its SM predecessor finished and each wait
+``counter >= k`` holds. With full waits only (k == number of producers), "w must precede t" is
+reachability over producer->waiter and queue edges, kept as Python-int bitsets. A partial wait
+(1 <= k < N) makes the relation disjunctive, so for tasks downstream of one the answer comes from
+the definition itself: t needs w iff t cannot complete in the least fixpoint of the schedule with
+w removed (``Graph.completable(excluded=w)``).
+"""
+
+from __future__ import annotations
+
+from harness.megakernel.structure import Compiled
+
+
+class Graph:
+    """Queue links, producers and waiters of a compiled schedule."""
+
+    def __init__(self, c: Compiled):
+        self.c = c
+        size = len(c.task_ids)
+        self.qpred, self.qsucc = [-1] * size, [-1] * size
+        last: dict[int, int] = {}
+        for i, sm in enumerate(c.sm):
+            prev = last.get(sm)
+            if prev is not None:
+                self.qpred[i], self.qsucc[prev] = prev, i
+            last[sm] = i
+        self.prods: list[list[int]] = [[] for _ in c.counter_ids]
+        for i, counter in enumerate(c.out):
+            self.prods[counter].append(i)
+        self.waiters: list[list[tuple[int, int]]] = [[] for _ in c.counter_ids]
+        self.need0 = [0 if p < 0 else 1 for p in self.qpred]
+        for i, waits in enumerate(c.waits):
+            self.need0[i] += len(waits)
+            for counter, k in waits:
+                self.waiters[counter].append((i, k))
+
+    def completable(self, excluded: int = -1) -> list[int]:
+        """Tasks in an order a sequential execution could complete them (never ``excluded``)."""
+        need, done = self.need0[:], [0] * len(self.prods)
+        out, waiters, qsucc = self.c.out, self.waiters, self.qsucc
+        ready = [i for i, n in enumerate(need) if n == 0 and i != excluded]
+        order: list[int] = []
+        while ready:
+            i = ready.pop()
+            order.append(i)
+            counter = out[i]
+            n = done[counter] = done[counter] + 1
+            for t, k in waiters[counter]:
+                if k == n:
+                    need[t] -= 1
+                    if need[t] == 0 and t != excluded:
+                        ready.append(t)
+            s = qsucc[i]
+            if s >= 0:
+                need[s] -= 1
+                if need[s] == 0 and s != excluded:
+                    ready.append(s)
+        return order
+
+
+class Order:
+    """Must-precede over a deadlock-free schedule (``order`` = a complete execution order)."""
+
+    def __init__(self, g: Graph, order: list[int]):
+        self.g = g
+        c, size = g.c, len(order)
+        self.anc = [0] * size          # tasks forced before i through full waits and queue order
+        self.tainted = [False] * size  # i has a partial wait on itself or upstream
+        self.partial = False
+        counts = [len(p) for p in g.prods]
+        cmask, ctaint = [0] * len(counts), [False] * len(counts)
+        for i in order:
+            mask, taint = 0, False
+            p = g.qpred[i]
+            if p >= 0:
+                mask, taint = self.anc[p] | (1 << p), self.tainted[p]
+            for counter, k in c.waits[i]:
+                if k >= counts[counter]:
+                    mask |= cmask[counter]
+                    taint = taint or ctaint[counter]
+                else:
+                    taint = self.partial = True
+            self.anc[i], self.tainted[i] = mask, taint
+            o = c.out[i]
+            cmask[o] |= mask | (1 << i)
+            ctaint[o] = ctaint[o] or taint
+        self._without: dict[int, int] = {}
+
+    def before(self, w: int, t: int) -> bool:
+        """True iff in every execution w completes before t starts."""
+        if (self.anc[t] >> w) & 1:
+            return True
+        if not self.tainted[t]:
+            return False
+        return not (self.completable_without(w) >> t) & 1
+
+    def completable_without(self, w: int) -> int:
+        mask = self._without.get(w)
+        if mask is None:
+            mask = 0
+            for i in self.g.completable(excluded=w):
+                mask |= 1 << i
+            self._without[w] = mask
+        return mask
+
+    def missing(self, required: int, t: int) -> int:
+        """The tasks of bitset ``required`` that are not forced before t."""
+        miss = required & ~self.anc[t]
+        if miss and self.tainted[t]:
+            for w in bits(miss):
+                if self.before(w, t):
+                    miss &= ~(1 << w)
+        return miss
+
+    def all_before(self, first: int, then: int) -> bool:
+        """Every task of bitset ``first`` precedes every task of bitset ``then``."""
+        return all(not self.missing(first, y) for y in bits(then))
+
+    def ordered(self, a: int, b: int) -> bool:
+        return self.before(a, b) or self.before(b, a)
+
+
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found

@@ -1,0 +1,310 @@
+"""The validator's first pass: read a document into flat arrays, or say what is malformed.
+
+Never raises: every problem becomes a violation. Classes found here: ``malformed``,
+``dangling_ref``, ``caps_exceeded``, ``bad_threshold``, ``sm_out_of_range``, ``not_co_resident``,
+``write_readonly``. Ids are mapped to dense indices so the later passes work on lists and ints.
+"""
+
+from __future__ import annotations
+
+from harness.megakernel.format import (DTYPES, FORMAT_MAJOR, FORMAT_NAME, KINDS, MAX_INPUTS,
+                                       MAX_OUTPUTS, MAX_RANK, MAX_WAITS, ON_CHIP_SPACES,
+                                       READ_ONLY_KINDS, SPACES)
+
+_KINDS, _SPACES, _DTYPES = frozenset(KINDS), frozenset(SPACES), frozenset(DTYPES)
+_LIMIT = 20  # violations kept per document; the count of the rest is reported
+
+
+def violation(cls: str, family: str, message: str, **witness) -> dict:
+    return {"class": cls, "family": family, "message": message, "witness": witness}
+
+
+class Compiled:
+    """A well-formed document as dense arrays (index = position in the document's lists)."""
+
+    def __init__(self):
+        self.task_ids: list[int] = []
+        self.sm: list[int] = []
+        self.waits: list[list[tuple[int, int]]] = []
+        self.out: list[int] = []
+        self.inputs: list[list[int]] = []
+        self.outputs: list[list[int]] = []
+        self.boxes: list[dict[int, list]] = []
+        self.buf_ids: list[int] = []
+        self.buf_kind: list[str] = []
+        self.buf_onchip: list[bool] = []
+        self.buf_shape: list[list[int]] = []
+        self.page_of: dict[int, int] = {}
+        self.counter_ids: list[int] = []
+        self.num_sms = 0
+        self.max_resident = 0
+
+
+class _Reader:
+    def __init__(self):
+        self.found: list[dict] = []
+        self.c = Compiled()
+
+    def add(self, cls: str, message: str, **witness) -> None:
+        if len(self.found) < _LIMIT:
+            self.found.append(violation(cls, "structural", message, **witness))
+        else:
+            self.found.append(None)  # counted, not kept
+
+
+def _int(value) -> bool:
+    return type(value) is int
+
+
+def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
+    """(compiled, []) for a well-formed document; (None, violations) otherwise."""
+    r = _Reader()
+    try:
+        _read(doc, r)
+    except RecursionError:  # absurdly nested input; still a verdict, never a crash
+        r.add("malformed", "document is nested too deeply to read")
+    found = [v for v in r.found if v is not None]
+    if len(r.found) > len(found):
+        found.append(violation("malformed", "structural", f"... and {len(r.found) - len(found)} more"))
+    return (None, found) if r.found else (r.c, [])
+
+
+def _read(doc, r: _Reader) -> None:
+    if not isinstance(doc, dict):
+        r.add("malformed", f"a schedule is a JSON object, got {type(doc).__name__}")
+        return
+    fmt = doc.get("format")
+    if not _format_ok(fmt):
+        r.add("malformed", f"format {fmt!r} is not {FORMAT_NAME}/{FORMAT_MAJOR}.x")
+        return
+    lists = [doc.get(key) for key in ("buffers", "counters", "tasks")]
+    if not all(type(item) is list for item in lists) or not _target(doc.get("target"), r):
+        r.add("malformed", "buffers, counters and tasks must be lists and target an object "
+              "with integer num_sms >= 1 (and max_resident >= 1 when given)")
+        return
+    buffers = _buffers(lists[0], r)
+    counters = _counters(lists[1], r)
+    _pages(doc.get("pages"), buffers, r)
+    _tasks(lists[2], buffers, counters, r)
+
+
+def _format_ok(fmt) -> bool:
+    if type(fmt) is not str or "/" not in fmt:
+        return False
+    name, _, version = fmt.partition("/")
+    major = version.split(".")[0]
+    return name == FORMAT_NAME and major == str(FORMAT_MAJOR)
+
+
+def _target(target, r: _Reader) -> bool:
+    if type(target) is not dict:
+        return False
+    num_sms = target.get("num_sms")
+    resident = target.get("max_resident", num_sms)
+    if not (_int(num_sms) and num_sms >= 1 and _int(resident) and resident >= 1):
+        return False
+    r.c.num_sms, r.c.max_resident = num_sms, resident
+    return True
+
+
+def _buffers(items: list, r: _Reader) -> dict[int, int]:
+    index: dict[int, int] = {}
+    c = r.c
+    for position, buf in enumerate(items):
+        if type(buf) is not dict:
+            r.add("malformed", f"buffers[{position}] is not an object")
+            continue
+        bid, kind, space, shape = buf.get("id"), buf.get("kind"), buf.get("space", "HBM"), buf.get("shape")
+        if not _int(bid) or bid in index:
+            r.add("malformed", f"buffers[{position}]: id {bid!r} is not a unique integer")
+            continue
+        if kind not in _KINDS or space not in _SPACES or buf.get("dtype") not in _DTYPES:
+            r.add("malformed", f"buffer {bid}: unknown kind, space or dtype", buffer=bid)
+        if type(shape) is not list or not shape or not all(_int(d) and d >= 1 for d in shape):
+            r.add("malformed", f"buffer {bid}: shape must be a non-empty list of positive ints", buffer=bid)
+            shape = [1]
+        elif len(shape) > MAX_RANK:
+            r.add("caps_exceeded", f"buffer {bid}: rank {len(shape)} > {MAX_RANK}", buffer=bid)
+        index[bid] = len(c.buf_ids)
+        c.buf_ids.append(bid)
+        c.buf_kind.append(kind)
+        c.buf_onchip.append(space in ON_CHIP_SPACES)
+        c.buf_shape.append(shape)
+    return index
+
+
+def _counters(items: list, r: _Reader) -> dict[int, int]:
+    index: dict[int, int] = {}
+    for position, counter in enumerate(items):
+        cid = counter.get("id") if type(counter) is dict else None
+        if not _int(cid) or cid in index:
+            r.add("malformed", f"counters[{position}]: id {cid!r} is not a unique integer")
+            continue
+        if counter.get("init", 0) != 0 or type(counter.get("init", 0)) is not int:
+            r.add("malformed", f"counter {cid}: init must be 0 (counters are zeroed every launch)",
+                  counter=cid)
+        index[cid] = len(r.c.counter_ids)
+        r.c.counter_ids.append(cid)
+    return index
+
+
+def _pages(pages, buffers: dict[int, int], r: _Reader) -> None:
+    if pages is None:
+        return
+    table = pages.get("buffer_to_page") if type(pages) is dict else None
+    plist = pages.get("pages") if type(pages) is dict else None
+    if type(table) is not dict or type(plist) is not list:
+        r.add("malformed", "pages must be null or {buffer_to_page: {...}, pages: [...]}")
+        return
+    spaces: dict[int, str] = {}
+    for page in plist:
+        pid = page.get("id") if type(page) is dict else None
+        if not _int(pid) or pid in spaces or page.get("space") not in _SPACES:
+            r.add("malformed", f"page {pid!r}: needs a unique integer id and a known space")
+            continue
+        spaces[pid] = page["space"]
+    for key, pid in table.items():
+        _page_binding(key, pid, buffers, spaces, r)
+
+
+def _page_binding(key, pid, buffers: dict[int, int], spaces: dict[int, str], r: _Reader) -> None:
+    try:
+        bid = int(key)
+    except (TypeError, ValueError):
+        r.add("malformed", f"buffer_to_page key {key!r} is not a buffer id")
+        return
+    if bid not in buffers or not _int(pid) or pid not in spaces:
+        r.add("dangling_ref", f"page binding {key!r} -> {pid!r} names an unknown buffer or page",
+              buffer=bid, page=pid)
+        return
+    b = buffers[bid]
+    if r.c.buf_kind[b] != "ACTIVATION":
+        r.add("malformed", f"buffer {bid}: only activations may be bound to pages", buffer=bid)
+    elif r.c.buf_onchip[b] != (spaces[pid] in ON_CHIP_SPACES):
+        r.add("malformed", f"buffer {bid}: its space differs from page {pid}'s", buffer=bid, page=pid)
+    r.c.page_of[b] = pid
+
+
+def _tasks(items: list, buffers: dict[int, int], counters: dict[int, int], r: _Reader) -> None:
+    seen: set[int] = set()
+    used_sms: set[int] = set()
+    for position, task in enumerate(items):
+        if type(task) is not dict:
+            r.add("malformed", f"tasks[{position}] is not an object")
+            continue
+        tid = task.get("id")
+        if not _int(tid) or tid in seen:
+            r.add("malformed", f"tasks[{position}]: id {tid!r} is not a unique integer")
+            continue
+        seen.add(tid)
+        _task(task, tid, buffers, counters, r)
+        sm = task.get("sm")
+        if _int(sm):
+            used_sms.add(sm)
+    if len(used_sms) > r.c.max_resident:
+        r.add("not_co_resident", f"{len(used_sms)} SM programs but only {r.c.max_resident} can be "
+              "co-resident in one cooperative launch", programs=len(used_sms), limit=r.c.max_resident)
+
+
+def _task(task: dict, tid: int, buffers: dict, counters: dict, r: _Reader) -> None:
+    c = r.c
+    inputs = _refs(task.get("inputs"), buffers, tid, "input", MAX_INPUTS, r)
+    outputs = _refs(task.get("outputs"), buffers, tid, "output", MAX_OUTPUTS, r)
+    out = _counter_ref(task.get("out_counter"), counters, tid, r)
+    waits = _waits(task.get("waits", []), counters, tid, r)
+    sm = task.get("sm")
+    if not _int(sm):
+        r.add("malformed", f"task {tid}: sm {sm!r} is not assigned to an integer SM", task=tid)
+    elif not 0 <= sm < c.num_sms:
+        r.add("sm_out_of_range", f"task {tid}: sm {sm} is outside the target's 0..{c.num_sms - 1}",
+              task=tid, sm=sm)
+    if type(task.get("params", {})) is not dict or type(task.get("op")) is not str:
+        r.add("malformed", f"task {tid}: op must be a string and params an object", task=tid)
+    for b in outputs:
+        if c.buf_kind[b] in READ_ONLY_KINDS:
+            r.add("write_readonly", f"task {tid} writes {c.buf_kind[b]} buffer {c.buf_ids[b]}",
+                  task=tid, buffer=c.buf_ids[b])
+    boxes = _regions(task.get("regions"), outputs, buffers, tid, r)
+    c.task_ids.append(tid)
+    c.sm.append(sm)
+    c.waits.append(waits)
+    c.out.append(out)
+    c.inputs.append(inputs)
+    c.outputs.append(outputs)
+    c.boxes.append(boxes)
+
+
+def _refs(ids, index: dict, tid: int, what: str, cap: int, r: _Reader) -> list[int]:
+    if type(ids) is not list:
+        r.add("malformed", f"task {tid}: {what}s must be a list of buffer ids", task=tid)
+        return []
+    if len(ids) > cap:
+        r.add("caps_exceeded", f"task {tid}: {len(ids)} {what}s > {cap} (truncated on the device)",
+              task=tid, count=len(ids), cap=cap)
+    found = []
+    for bid in ids:
+        if _int(bid) and bid in index:
+            found.append(index[bid])
+        else:
+            r.add("dangling_ref", f"task {tid}: {what} buffer {bid!r} does not exist", task=tid, buffer=bid)
+    return found
+
+
+def _counter_ref(cid, counters: dict, tid: int, r: _Reader) -> int:
+    if _int(cid) and cid in counters:
+        return counters[cid]
+    r.add("dangling_ref", f"task {tid}: counter {cid!r} does not exist", task=tid, counter=cid)
+    return -1
+
+
+def _waits(waits, counters: dict, tid: int, r: _Reader) -> list[tuple[int, int]]:
+    if type(waits) is not list:
+        r.add("malformed", f"task {tid}: waits must be a list", task=tid)
+        return []
+    if len(waits) > MAX_WAITS:
+        r.add("caps_exceeded", f"task {tid}: {len(waits)} waits > {MAX_WAITS} (truncated on the device)",
+              task=tid, count=len(waits), cap=MAX_WAITS)
+    found = []
+    for wait in waits:
+        if type(wait) is not dict:
+            r.add("malformed", f"task {tid}: a wait is not an object", task=tid)
+            continue
+        threshold = wait.get("threshold")
+        if not _int(threshold) or threshold < 1:
+            r.add("bad_threshold", f"task {tid}: threshold {threshold!r} is not a static positive int",
+                  task=tid, threshold=threshold)
+            continue
+        found.append((_counter_ref(wait.get("counter"), counters, tid, r), threshold))
+    return found
+
+
+def _regions(regions, outputs: list[int], buffers: dict, tid: int, r: _Reader) -> dict[int, list]:
+    if regions is None:
+        return {}
+    if type(regions) is not list:
+        r.add("malformed", f"task {tid}: regions must be a list", task=tid)
+        return {}
+    boxes: dict[int, list] = {}
+    for region in regions:
+        bid = region.get("buffer") if type(region) is dict else None
+        b = buffers.get(bid) if _int(bid) else None
+        if b is None or b not in outputs:
+            r.add("malformed", f"task {tid}: a region names {bid!r}, which is not one of its outputs", task=tid)
+            continue
+        box = region.get("box")
+        if not _box_ok(box, r.c.buf_shape[b]):
+            r.add("malformed", f"task {tid}: region box {box!r} does not fit buffer {bid}", task=tid, buffer=bid)
+            continue
+        boxes[b] = box
+    return boxes
+
+
+def _box_ok(box, shape: list[int]) -> bool:
+    if type(box) is not list or len(box) != len(shape):
+        return False
+    for pair, dim in zip(box, shape):
+        if type(pair) is not list or len(pair) != 2 or not (_int(pair[0]) and _int(pair[1])):
+            return False
+        if not 0 <= pair[0] < pair[1] <= dim:
+            return False
+    return True

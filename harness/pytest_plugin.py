@@ -1,0 +1,63 @@
+"""Crucible's pytest plugin: ``pytest suites/ --generator NAME [--level ...] [--device cuda] ...``.
+
+Hooks and fixtures only; the work is in harness.runner. One test per problem, with ids like
+``L2/23_Conv3d_GroupNorm_Mean``; a test passes when the generator's best candidate is correct.
+Under pytest-xdist every worker appends to the same run file, and on CUDA each worker takes its
+own GPU (workers beyond the GPU count queue on a per-GPU lock, so no two timings share a GPU).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import pytest_support as support
+
+
+def pytest_addoption(parser):
+    support.add_options(parser.getgroup("crucible", "Crucible kernel benchmark"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU; skipped when none is visible")
+    config.addinivalue_line("markers", "slow: takes more than a few seconds")
+    config.addinivalue_line("markers", "bench: prints performance figures; run with -m bench")
+    if not hasattr(config, "workerinput"):
+        config.stash[support.RUN_ID] = support.new_run_id()
+
+
+def pytest_configure_node(node):
+    """xdist controller: every worker writes the same run."""
+    node.workerinput["crucible_run_id"] = node.config.stash[support.RUN_ID]
+
+
+def pytest_generate_tests(metafunc):
+    if "kernelbench_case" in metafunc.fixturenames:
+        cases = support.selected_cases(metafunc.config)
+        metafunc.parametrize("kernelbench_case", cases, ids=[case.id for case in cases])
+
+
+def pytest_collection_modifyitems(config, items):
+    if support.gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU; none is visible (CI has none)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def crucible_runner(request):
+    """The session's Runner: generator, evaluation options, run file."""
+    return support.make_runner(request.config)
+
+
+@pytest.fixture
+def crucible_problem(kernelbench_case, request):
+    return support.load_case(kernelbench_case, request.config)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if hasattr(config, "workerinput"):
+        return
+    for line in support.summary_lines(config):
+        terminalreporter.write_line(line)

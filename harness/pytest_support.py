@@ -1,0 +1,152 @@
+"""The pytest plugin's machinery: options, case selection, the runner, the closing summary."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.errors import UserError
+from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, choice, positive_float, positive_int
+
+RUN_ID = pytest.StashKey[str]()
+RUN_FILE = pytest.StashKey[Path]()
+
+
+def new_run_id() -> str:
+    from harness.results import new_run_id as make
+
+    return make()
+
+
+def _typed(parse):
+    """Adapt a harness parser to argparse (which pytest uses): a UserError becomes a usage error."""
+    def convert(text):
+        try:
+            return parse(text)
+        except UserError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
+
+
+def add_options(group) -> None:
+    from harness.llm_options import LLM_OPTIONS
+
+    add = group.addoption
+    add("--generator", default="reference", help="kernel generator to benchmark (default: reference)")
+    add("--level", default="1,2,3", help="KernelBench levels, e.g. 1,2 (default: 1,2,3)")
+    add("--problem", action="append", default=None, help="glob over problem names or ids, e.g. 'L2/23_*' (repeatable)")
+    add("--subset", default="all", help="all, representative or starter (default: all)")
+    add("--kernelbench-root", default=None, help="load problems from an upstream KernelBench checkout")
+    add("--device", type=_typed(choice("--device", DEVICES)), default="cpu", help="cpu or cuda (default: cpu)")
+    add("--size", type=_typed(choice("--size", SIZES)), default="small", help="small or full (default: small)")
+    add("--precision", type=_typed(choice("--precision", PRECISIONS)), default="fp32", help="fp32, fp16 or bf16 (default: fp32)")
+    add("--runs-dir", default="results/runs", help="where the run file is written (default: results/runs)")
+    add("--resume", action="store_true", help="append to the newest matching run file and skip recorded problems")
+    add("--trials", type=_typed(positive_int("--trials")), default=5, help="correctness trials per candidate (default: 5)")
+    add("--no-timing", action="store_true", help="check correctness only")
+    add("--compile-baseline", type=_typed(choice("--compile-baseline", ON_OFF_AUTO)), default="auto",
+        help="time torch.compile of the reference too: on, off, auto = cuda only (default: auto)")
+    add("--timing-budget-ms", type=_typed(positive_float("--timing-budget-ms")), default=None,
+        help="budget of each adaptive timing phase (default: 2000 cuda, 500 cpu)")
+    for flag, dest, kind, default, text in LLM_OPTIONS:
+        add(flag, dest=dest, type=_typed(kind) if kind is not str else str, default=default, help=text)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    level: int
+    path: str
+
+
+def selected_cases(config) -> list[Case]:
+    from harness.suite import parse_levels, problem_files
+
+    try:
+        files = problem_files(levels=parse_levels(config.getoption("level")), patterns=config.getoption("problem"),
+                              subset=config.getoption("subset"), kernelbench_root=config.getoption("kernelbench_root"))
+    except UserError as error:
+        raise pytest.UsageError(str(error)) from None
+    return [Case(f"L{level}/{path.stem}", level, str(path)) for level, path in files]
+
+
+def load_case(case: Case, config):
+    from harness.problem import load_problem
+
+    try:
+        return load_problem(case.path, size=config.getoption("size"), level=case.level)
+    except UserError as error:
+        pytest.fail(f"{case.id}: {error}", pytrace=False)
+
+
+def gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def make_runner(config):
+    from harness.llm_options import budgets_from_args, generator_options_from_args
+    from harness.options import eval_options
+    from harness.runner import Runner, gpu_for_worker, visible_gpu_count
+
+    opt = config.getoption
+    worker = getattr(config, "workerinput", {})
+    gpu_index = None
+    if opt("device") == "cuda":
+        gpu_index = gpu_for_worker(worker.get("workerid"), visible_gpu_count())
+        if gpu_index is not None:
+            import torch
+
+            torch.cuda.set_device(gpu_index)
+    try:
+        opts = eval_options(device=opt("device"), precision=opt("precision"), size=opt("size"),
+                            timing=not opt("no_timing"), trials=opt("trials"), compile_baseline=opt("compile_baseline"),
+                            timing_budget_ms=opt("timing_budget_ms"), gpu_index=gpu_index)
+    except UserError as error:
+        pytest.exit(f"crucible: {error}", returncode=4)
+    run_id = worker.get("crucible_run_id") or config.stash[RUN_ID]
+    namespace = argparse.Namespace(**{k: opt(k) for k in ("provider", "llm_model", "llm_base_url", "samples",
+                                                           "temperature", "backend", "max_cost", "max_tokens",
+                                                           "run_max_cost", "run_max_tokens")})
+    budget, run_budget = budgets_from_args(namespace)
+    runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
+                    run_id=run_id, resume=opt("resume"), budget=budget, run_budget=run_budget,
+                    extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
+    config.stash[RUN_FILE] = runner.path
+    return runner
+
+
+def summary_lines(config) -> list[str]:
+    """Per-level summary read back from the run file, so it covers every xdist worker's records."""
+    from harness.progress import summary_lines as lines
+    from harness.results import read_lines, run_file_name
+
+    run_id = config.stash.get(RUN_ID, None)
+    runs_dir = Path(config.getoption("runs_dir"))
+    if run_id is None:
+        return []
+    path = config.stash.get(RUN_FILE, None) or runs_dir / run_file_name(run_id, "kernelbench", config.getoption("generator"))
+    if not Path(path).exists():
+        return []
+    records = [r for r in read_lines(path) if r.get("type") == "record" and r.get("run_id") == run_id]
+    if not records:
+        return []
+    best = _best_per_problem(records)
+    return ["", "Crucible summary (best candidate per problem):"] + lines(best) + [f"run file: {path}"]
+
+
+def _best_per_problem(records: list[dict]) -> list[dict]:
+    best: dict[str, dict] = {}
+    for record in records:
+        current = best.get(record["problem_id"])
+        if current is None or (record["correct"], record.get("speedup") or 0) > (current["correct"], current.get("speedup") or 0):
+            best[record["problem_id"]] = record
+    return list(best.values())

@@ -1,0 +1,149 @@
+"""Running a generator over problems: generate candidates, judge each, append records to the run file.
+
+Shared by ``python -m harness run`` and the pytest plugin. A generator that fails (a bug, an LLM
+endpoint that is down) becomes a ``rejected`` record with the reason, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable
+
+from harness import registry
+from harness.candidate import Budget, Candidate, GenerationContext
+from harness.evaluate import EvalCache, EvalOptions, evaluate
+from harness.problem import Problem
+from harness.results import RunWriter, completed_keys, new_run_id, run_file_name
+from harness.usage import Usage
+
+
+class Runner:
+    def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "results/runs", *,
+                 generator_options: dict | None = None, suite: str = "kernelbench", run_id: str | None = None,
+                 run_file: str | Path | None = None, resume: bool = False, budget: Budget | None = None,
+                 run_budget: Budget | None = None, log: Callable[[str], None] = print, extra_config: dict | None = None):
+        self.generator_name = generator
+        self.generator = registry.create("generator", generator, **(generator_options or {}))
+        self.opts = opts
+        self.cache = EvalCache(opts.secret)
+        self.budget = budget or Budget()
+        self.run_budget = run_budget or Budget()
+        self.spent = Usage()
+        self.log = log
+        self.run_id = run_id or new_run_id()
+        path = Path(run_file) if run_file else _resume_target(runs_dir, suite, generator) if resume else None
+        self.path = path or Path(runs_dir) / run_file_name(self.run_id, suite, generator)
+        self.done = completed_keys(self.path) if resume else set()
+        self.writer = RunWriter(self.path, header=self._header(suite, generator_options, extra_config))
+
+    def _header(self, suite: str, generator_options: dict | None, extra: dict | None) -> dict:
+        from harness.device import provenance
+
+        opts = self.opts
+        return {"run_id": self.run_id, "provenance": provenance(opts.device),
+                "config": {"suite": suite, "generator": self.generator_name, "generator_options": generator_options or {},
+                           "precision": opts.precision, "size": opts.size, "device": opts.device,
+                           "trials": opts.trials, "tolerance": opts.tol(), "compile_baseline": opts.with_compile(),
+                           "flags": {"allow_tf32": opts.allow_tf32}, "timer": "cuda_events+device_sync" if opts.device == "cuda" else "perf_counter_ns",
+                           "seeds": "public+secret" if opts.secret is None else "public+fixed", **(extra or {})}}
+
+    def already_done(self, problem: Problem) -> bool:
+        return any(key[0] == problem.id and key[1] == self.generator_name for key in self.done)
+
+    def run_problem(self, problem: Problem) -> list[dict]:
+        """Generate and judge; every record is on disk before this returns."""
+        with gpu_lock(self.opts):
+            return [self._record(problem, c, i) for i, c in enumerate(self._candidates(problem))]
+
+    def _candidates(self, problem: Problem) -> list[Candidate]:
+        stopped = self.run_budget.exceeded_by(self.spent)
+        if stopped:
+            return [Candidate("", provenance={"stopped": f"run {stopped}"})]
+        ctx = GenerationContext(options=self.opts, evaluate=self._draft_evaluator(problem), budget=self.budget,
+                                device_facts=self._device_facts(), log=self.log)
+        try:
+            candidates = list(self.generator.generate(problem, ctx))
+        except Exception as error:  # noqa: BLE001 - a failing generator must not end the run
+            reason = f"generation_failed: {type(error).__name__}: {error}"
+            self.log(f"{problem.id}: {reason}")
+            return [Candidate("", provenance={"stopped": reason, "traceback": traceback.format_exc(limit=5)})]
+        return candidates or [Candidate("", provenance={"stopped": "the generator returned no candidate"})]
+
+    def _draft_evaluator(self, problem: Problem):
+        def evaluate_draft(source: str, timing: bool = False, profile: bool = False) -> dict:
+            opts = _with(self.opts, timing=timing)
+            record = evaluate(problem, source, opts, self.cache, profile=profile,
+                              identity={"generator": self.generator_name})
+            record.pop("candidate_source", None)
+            return record
+
+        return evaluate_draft
+
+    def _device_facts(self) -> dict:
+        from harness.device import device_name
+
+        return {"device": self.opts.device, "name": device_name(self.opts.device),
+                "peaks": (lambda: self.cache.peaks(self.opts.device))}
+
+    def _record(self, problem: Problem, candidate: Candidate, attempt: int) -> dict:
+        identity = {"generator": self.generator_name, "provider": candidate.provider, "model": candidate.model,
+                    "attempt": attempt, "stopped": candidate.provenance.get("stopped")}
+        trusted = bool(getattr(self.generator, "trusted_baseline", False))
+        record = evaluate(problem, candidate.source, self.opts, self.cache, identity=identity, baseline=trusted)
+        self.spent = self.spent + candidate.usage
+        record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
+                      transcript=candidate.transcript, provenance=candidate.provenance,
+                      fixes=problem.fixes or None, shrunk=problem.shrunk)
+        self.writer.append(record)
+        return record
+
+
+def _with(opts: EvalOptions, **changes) -> EvalOptions:
+    from dataclasses import replace
+
+    return replace(opts, **changes)
+
+
+def _resume_target(runs_dir: str | Path, suite: str, generator: str) -> Path | None:
+    """The newest run file of this suite and generator, to append to."""
+    suffix = "_" + run_file_name("x", suite, generator).split("_", 1)[1]
+    found = sorted(Path(runs_dir).glob(f"*{suffix}")) if Path(runs_dir).is_dir() else []
+    return found[-1] if found else None
+
+
+@contextmanager
+def gpu_lock(opts: EvalOptions):
+    """Hold the GPU while evaluating on it, so no two timings ever share one (several pytest-xdist
+    workers on fewer GPUs queue here). A no-op on the CPU."""
+    if opts.device != "cuda":
+        yield
+        return
+    index = opts.gpu_index if opts.gpu_index is not None else 0
+    path = Path(tempfile.gettempdir()) / f"crucible-gpu-{index}.lock"
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def gpu_for_worker(worker_id: str | None, gpu_count: int) -> int | None:
+    """xdist worker ``gw<N>`` takes GPU N modulo the number of GPUs."""
+    if not worker_id or not worker_id.startswith("gw") or gpu_count <= 0:
+        return None
+    return int(worker_id[2:]) % gpu_count
+
+
+def visible_gpu_count() -> int:
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and not visible.strip():
+        return 0
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -1,0 +1,194 @@
+"""Crucible leaderboard: ``streamlit run leaderboard/app.py [-- --results DIR]``.
+
+Rankings per suite, level, hardware and precision from the run files under ``results/``; only
+unflagged, own (not imported) results are ranked; flagged and imported results are shown beside.
+The results folder comes from ``--results``, else ``$CRUCIBLE_RESULTS``, else ``results``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script by streamlit: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import pandas as pd  # noqa: E402
+import streamlit as st  # noqa: E402
+
+from harness.errors import UserError  # noqa: E402
+from leaderboard import charts, data, display, tables  # noqa: E402
+
+BASELINES = {"eager": "PyTorch eager", "compile": "torch.compile", "best": "faster of eager and torch.compile"}
+
+
+def results_path() -> str:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--results")
+    known, _ = parser.parse_known_args(sys.argv[1:])
+    return known.results or os.environ.get("CRUCIBLE_RESULTS") or "results"
+
+
+def files_stamp(results: str) -> tuple:
+    """Names, sizes and times of the run files: the cache key, so new or grown runs reload."""
+    try:
+        folder = data.runs_folder(results)
+    except UserError:
+        return ()
+    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.rglob("*.jsonl")))
+
+
+@st.cache_data(show_spinner="Reading run files ...", max_entries=4)
+def load(results: str, stamp: tuple) -> tuple[data.LoadResult, float]:
+    started = time.perf_counter()
+    loaded = data.load_frame(results)
+    return loaded, time.perf_counter() - started
+
+
+@st.cache_data(max_entries=32)
+def board(results: str, stamp: tuple, selection: tuple, baseline: str, with_ci: bool):
+    frame = apply_filters(load(results, stamp)[0].frame, dict(selection))
+    sizes = tables.level_sizes(load(results, stamp)[0].frame)
+    return tables.leaderboard(frame, baseline, with_ci, sizes), tables.imported_board(frame, baseline, sizes)
+
+
+def apply_filters(frame: pd.DataFrame, selection: dict) -> pd.DataFrame:
+    mask = pd.Series(True, index=frame.index)
+    for column, chosen in selection.items():
+        if chosen:
+            mask &= frame[column].astype(object).isin(list(chosen))
+    return frame[mask]
+
+
+def options(frame: pd.DataFrame, column: str) -> list:
+    return sorted(frame[column].dropna().unique().tolist(), key=str)
+
+
+def sidebar(frame: pd.DataFrame) -> tuple[dict, str, bool]:
+    st.sidebar.header("Filters")
+    selection = {}
+    for column, label in (("suite", "Suite"), ("level", "Level"), ("hardware", "Hardware"),
+                          ("precision", "Precision"), ("generator", "Generator")):
+        selection[column] = tuple(st.sidebar.multiselect(label, options(frame, column), key=f"filter_{column}"))
+    baseline = st.sidebar.radio("Speedup against", list(BASELINES), format_func=BASELINES.get, key="baseline")
+    with_ci = st.sidebar.checkbox("Bootstrap 95% intervals", value=True, key="with_ci")
+    return selection, baseline, with_ci
+
+
+def rankings_tab(ranked: pd.DataFrame, imported: pd.DataFrame, baseline: str) -> None:
+    st.caption(f"Ranked: unflagged Crucible results. fast_1 = share of the whole level correct and faster "
+               f"than {BASELINES[baseline]} (strict); geomean over correct problems; best of k attempts.")
+    if ranked.empty:
+        st.info("No ranked results match the filters.")
+    for key, group in ranked.groupby(list(tables.BOARD_KEYS), dropna=False, sort=True):
+        st.subheader(display.board_title(*key))
+        st.table(display.ranking_display(group), hide_index=True)
+    if not imported.empty:
+        st.subheader("Imported results (published elsewhere, not ranked)")
+        for key, group in imported.groupby(list(tables.BOARD_KEYS), dropna=False, sort=True):
+            st.markdown(f"**{display.board_title(*key)}**")
+            st.table(display.ranking_display(group, ranked=False), hide_index=True)
+
+
+def problems_tab(frame: pd.DataFrame) -> None:
+    if frame.empty:
+        st.info("No records match the filters.")
+        return
+    problem = st.selectbox("Problem", options(frame, "problem_id"), key="problem")
+    attempts = tables.problem_rows(frame[frame["problem_id"] == problem])
+    shown = attempts.drop(columns=["run_file", "line_index"])
+    st.dataframe(shown, hide_index=True, width="stretch")
+    labels = [f"{row.generator} / {display.DASH if display.missing(row.model) else row.model} · attempt "
+              f"{row.attempt} · {row.status}" for row in attempts.itertuples()]
+    chosen = st.selectbox("Attempt", range(len(labels)), format_func=labels.__getitem__, key="attempt")
+    row = attempts.iloc[chosen]
+    show_record(data.full_record(row["run_file"], int(row["line_index"]), row["problem_id"]))
+
+
+def show_record(record: dict) -> None:
+    verdict = "correct" if record.get("correct") else record.get("status", "?")
+    columns = st.columns(4)
+    columns[0].metric("Verdict", verdict)
+    columns[1].metric("Candidate (median ms)", display.count(None) if record.get("candidate_ms") is None
+                      else f"{record['candidate_ms']:.4g}")
+    columns[2].metric("Speedup vs eager", display.times(record.get("speedup")))
+    columns[3].metric("Speedup vs compile", display.times(record.get("speedup_compile")))
+    if record.get("flags"):
+        st.error("Flags (never ranked): " + ", ".join(record["flags"]))
+    if record.get("reason"):
+        st.warning(record["reason"])
+    for remark in record.get("remarks") or []:
+        st.caption(remark)
+    timings = {k: record.get(k) for k in ("candidate_ms", "eager_ms", "compile_ms", "sol_ms", "sol_fraction",
+                                          "candidate_ms_ci", "candidate_n") if record.get(k) is not None}
+    st.json(timings, expanded=False)
+    st.code(record.get("candidate_source") or "(no source recorded)", language="python")
+    for step in record.get("transcript") or []:
+        title = f"step {step.get('step', '?')}: {step.get('verdict', step.get('role', ''))}" if isinstance(step, dict) else "step"
+        with st.expander(title):
+            st.json(step)
+    with st.expander("Provenance, usage and checks"):
+        st.json({k: record.get(k) for k in ("provenance", "usage", "checks", "run_id", "candidate_sha")})
+
+
+def charts_tab(frame: pd.DataFrame, ranked: pd.DataFrame, baseline: str, sizes: dict) -> None:
+    own = frame[~frame["imported"]]
+    draw(lambda: charts.fast_p_chart(tables.fast_p_curves(own, baseline, sizes=sizes),
+                                     f"fast_p against p (speedup against {BASELINES[baseline]})"))
+    draw(lambda: charts.speedup_distribution_chart(tables.best_speedups(own, baseline), BASELINES[baseline]))
+    draw(lambda: charts.cost_speedup_chart(tables.cost_speedup_points(ranked)))
+
+
+def draw(build) -> None:
+    try:
+        st.pyplot(build(), clear_figure=True)
+    except charts.NoData as reason:
+        st.info(f"Chart skipped: {reason}.")
+
+
+def megakernel_tab(summary: dict | None) -> None:
+    if not summary:
+        st.info("No megakernel results yet (results/megakernel/summary.json).")
+        return
+    draw(lambda: charts.confusion_chart(summary))
+    if isinstance(summary.get("per_class"), dict):
+        st.table(pd.DataFrame(summary["per_class"]).T)
+    draw(lambda: charts.search_trajectory_chart(summary))
+
+
+def main() -> None:
+    st.set_page_config(page_title="Crucible leaderboard", layout="wide")
+    st.title("Crucible leaderboard")
+    results = results_path()
+    stamp = files_stamp(results)
+    try:
+        loaded, seconds = load(results, stamp)
+    except UserError as error:
+        st.error(str(error))
+        return
+    frame = loaded.frame
+    for warning in loaded.warnings:
+        st.warning(warning)
+    st.caption(f"{len(frame):,} records from {loaded.files} run files in `{results}` (read in {seconds:.2f} s).")
+    selection, baseline, with_ci = sidebar(frame)
+    filtered = apply_filters(frame, selection)
+    ranked, imported = board(results, stamp, tuple(selection.items()), baseline, with_ci)
+    tabs = st.tabs(["Rankings", "Problems", "Charts", "Flagged", "Megakernel"])
+    with tabs[0]:
+        rankings_tab(ranked, imported, baseline)
+    with tabs[1]:
+        problems_tab(filtered)
+    with tabs[2]:
+        charts_tab(filtered, ranked, baseline, tables.level_sizes(frame))
+    with tabs[3]:
+        flagged = tables.flagged_records(filtered)
+        st.caption("Results with integrity findings: kept and shown, never ranked.")
+        st.dataframe(flagged.drop(columns=["run_file", "line_index"]), hide_index=True, width="stretch")
+    with tabs[4]:
+        megakernel_tab(data.load_megakernel_summary(results))
+
+
+main()

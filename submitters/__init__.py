@@ -1,0 +1,1 @@
+"""Kernel generators. Each module registers its generator with ``@register("generator", name)``."""

@@ -1,0 +1,28 @@
+"""KernelBench L1 16: C = A.T @ B with A stored as (K, M) and B as (K, N)."""
+
+import torch
+import torch.nn as nn
+
+M = 1024 * 2
+K = 4096 * 2
+N = 2048 * 2
+
+
+class Model(nn.Module):
+    def forward(self, A, B):
+        return torch.matmul(A.T, B)
+
+
+def get_inputs():
+    A = torch.randn(K, M)
+    B = torch.randn(K, N)
+    return [A, B]
+
+
+def get_init_inputs():
+    return []
+
+
+SMALL = {"M": 127, "K": 509, "N": 254}
+FIXES = {}
+EXCLUDE = None

@@ -1,0 +1,27 @@
+"""KernelBench L1 19: y = max(x, 0) elementwise."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 4096
+dim = 393216
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+
+
+SMALL = {"batch_size": 16, "dim": 16383}
+FIXES = {
+    "input_distribution": "torch.randn instead of torch.rand: ReLU is the identity on rand's [0, 1)",
+}
+EXCLUDE = None

@@ -1,0 +1,25 @@
+"""KernelBench L1 22: y = tanh(x) elementwise."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 4096
+dim = 393216
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.tanh(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+
+
+SMALL = {"batch_size": 16, "dim": 16383}
+FIXES = {}
+EXCLUDE = None

@@ -1,0 +1,27 @@
+"""KernelBench L1 30: y = x / (1 + |x|) elementwise."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 4096
+dim = 393216
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x / (1 + torch.abs(x))
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+
+
+SMALL = {"batch_size": 16, "dim": 16383}
+FIXES = {
+    "input_distribution": "torch.randn instead of torch.rand: on [0, 1) the absolute value is the identity",
+}
+EXCLUDE = None

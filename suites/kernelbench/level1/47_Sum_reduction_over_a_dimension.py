@@ -1,0 +1,31 @@
+"""KernelBench L1 47: sum over dim 1 of a (batch_size, dim1, dim2) tensor, keeping the reduced axis."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 128
+dim1 = 4096
+dim2 = 4095
+reduce_dim = 1
+
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return torch.sum(x, dim=self.dim, keepdim=True)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim1, dim2)]
+
+
+def get_init_inputs():
+    return [reduce_dim]
+
+
+SMALL = {"batch_size": 4, "dim1": 257, "dim2": 255}
+FIXES = {}
+EXCLUDE = None

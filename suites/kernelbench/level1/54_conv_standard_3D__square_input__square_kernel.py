@@ -1,0 +1,36 @@
+"""KernelBench L1 54: Conv3d, cubic kernel 3, stride 1, no padding, no bias, on a cubic (D, W, H) volume."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 16
+in_channels = 3
+out_channels = 64
+kernel_size = 3
+depth = 64
+width = 64
+height = 64
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=False):
+        super().__init__()
+        self.conv3d = nn.Conv3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding,
+                                dilation=dilation, groups=groups, bias=bias)
+
+    def forward(self, x):
+        return self.conv3d(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, depth, width, height)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]
+
+
+SMALL = {"batch_size": 2, "out_channels": 16, "depth": 15, "width": 17, "height": 19}
+FIXES = {}
+EXCLUDE = None

@@ -1,0 +1,37 @@
+"""KernelBench L1 61: ConvTranspose3d, kernel 3, stride 1, no padding, no bias, on a 64^3 volume."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 8
+in_channels = 48
+out_channels = 48
+kernel_size = 3
+depth = 64
+height = 64
+width = 64
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=False):
+        super().__init__()
+        self.conv_transpose3d = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride,
+                                                   padding=padding, output_padding=output_padding, groups=groups,
+                                                   bias=bias)
+
+    def forward(self, x):
+        return self.conv_transpose3d(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, depth, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]
+
+
+SMALL = {"batch_size": 2, "in_channels": 8, "out_channels": 8, "depth": 9, "height": 11, "width": 13}
+FIXES = {}
+EXCLUDE = None

@@ -1,0 +1,36 @@
+"""KernelBench L1 71: ConvTranspose2d, kernel 3, stride 1, no padding, no bias, on a 512 x 1024 image."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 8
+in_channels = 32
+out_channels = 32
+kernel_size = 3
+height_in = 512
+width_in = 1024
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=False):
+        super().__init__()
+        self.conv_transpose2d = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride=stride,
+                                                   padding=padding, output_padding=output_padding, groups=groups,
+                                                   bias=bias)
+
+    def forward(self, x):
+        return self.conv_transpose2d(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, height_in, width_in)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]
+
+
+SMALL = {"batch_size": 2, "in_channels": 8, "out_channels": 8, "height_in": 31, "width_in": 63}
+FIXES = {}
+EXCLUDE = None

@@ -1,0 +1,219 @@
+"""Crucible's KernelBench Level 1 files: contract, full sizes, small-size behaviour and non-degeneracy.
+
+Every file in suites/kernelbench/level1 is executed at its declared SMALL size. The reference must
+run, return finite tensors, leave torch's RNG alone, and carry signal: neither all-zeros, nor one
+constant equal to the mean of the true outputs, nor the true output with its second half zeroed
+may pass `allclose` at the fp32 (1e-4) or the fp16/bf16 (1e-2) tolerance over several input seeds.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import time
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+from harness.sizes import apply_overrides
+
+REPO = Path(__file__).resolve().parents[2]
+LEVEL1 = REPO / "suites" / "kernelbench" / "level1"
+TABLE = Path(__file__).with_name("level1_upstream_table.json")
+FILE_NAME = re.compile(r"^(\d+)_(\w+)\.py$")
+FIX_KEYS = {"input_distribution", "degenerate_output", "dropout", "rng_in_forward", "integer_inputs",
+            "hardcoded_precision", "other"}
+TOLERANCES = (1e-4, 1e-2)
+INIT_SEED = 42
+INPUT_SEEDS = (1, 2, 3)
+# A small reference should take well under a second; the bound leaves room for a busy CI machine.
+SMALL_SECONDS = 1.0
+
+
+def problem_files() -> list[Path]:
+    return sorted(LEVEL1.glob("*.py"), key=lambda p: int(FILE_NAME.match(p.name).group(1)))
+
+
+def upstream_table() -> dict[int, dict]:
+    return {row["id"]: row for row in json.loads(TABLE.read_text())["problems"]}
+
+
+def literal_assignment(source: str, name: str):
+    """The literal value a file assigns to a top-level name, or None when it assigns none."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    return None
+
+
+def load(path: Path, size: str = "small") -> types.ModuleType:
+    """Execute a problem file, with its SMALL overrides applied to the source when size is small."""
+    source = path.read_text()
+    if size == "small":
+        source = apply_overrides(source, literal_assignment(source, "SMALL") or {}, where=path.name)
+    module = types.ModuleType(f"kernelbench_l1_{path.stem}")
+    module.__file__ = str(path)
+    exec(compile(source, str(path), "exec"), module.__dict__)
+    return module
+
+
+def as_tensors(output) -> list[torch.Tensor]:
+    items = list(output) if isinstance(output, (tuple, list)) else [output]
+    assert all(isinstance(t, torch.Tensor) for t in items), f"forward returned {type(output).__name__}"
+    return items
+
+
+def build_model(module) -> torch.nn.Module:
+    torch.manual_seed(INIT_SEED)
+    return module.Model(*module.get_init_inputs())
+
+
+def run_trials(module) -> list[list[torch.Tensor]]:
+    """The reference's outputs (float64) for each input seed, weights built once, as the judge does."""
+    model = build_model(module)
+    trials = []
+    for seed in INPUT_SEEDS:
+        torch.manual_seed(seed)
+        inputs = module.get_inputs()
+        with torch.no_grad():
+            trials.append([t.double() for t in as_tensors(model(*inputs))])
+    return trials
+
+
+def passes_all(trials: list[list[torch.Tensor]], fake, tol: float) -> bool:
+    """Whether the output fake(expected) would pass allclose against every output of every trial."""
+    return all(torch.allclose(fake(out), out, atol=tol, rtol=tol) for outs in trials for out in outs)
+
+
+def second_half_zeroed(out: torch.Tensor) -> torch.Tensor:
+    """The output with the second half of its last non-trivial axis zeroed: what a scan or a row
+    kernel that stops half way (or a grid that covers half the columns) would return."""
+    axis = max(d for d in range(out.dim()) if out.shape[d] > 1)
+    fake = out.clone()
+    fake.narrow(axis, out.shape[axis] // 2, out.shape[axis] - out.shape[axis] // 2).zero_()
+    return fake
+
+
+def degeneracy_findings(trials: list[list[torch.Tensor]]) -> list[str]:
+    """Which cheap fake outputs would pass at which tolerance; empty for a problem that carries signal."""
+    mean = torch.cat([out.flatten() for outs in trials for out in outs]).mean().item()
+    fakes = {"all-zeros": torch.zeros_like, f"the constant mean {mean:.4g}": lambda o: torch.full_like(o, mean)}
+    if all(out.numel() > 1 for outs in trials for out in outs):  # a scalar has no half to drop
+        fakes["the output with its second half zeroed"] = second_half_zeroed
+    return [f"{label} passes at tol {tol:g}" for tol in TOLERANCES for label, fake in fakes.items()
+            if passes_all(trials, fake, tol)]
+
+
+PATHS = problem_files()
+IDS = [p.stem for p in PATHS]
+
+
+def test_level1_holds_ids_1_to_100_once_each_with_upstream_names():
+    table = upstream_table()
+    found = {}
+    for path in PATHS:
+        match = FILE_NAME.match(path.name)
+        assert match, f"{path.name}: not <id>_<Name>.py"
+        problem_id, name = int(match.group(1)), match.group(2)
+        assert problem_id not in found, f"id {problem_id} twice: {found.get(problem_id)} and {path.name}"
+        found[problem_id] = path.name
+        assert name == table[problem_id]["name"], f"{path.name}: upstream name is {table[problem_id]['name']}"
+    assert sorted(found) == list(range(1, 101))
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_full_size_constants_and_constructor_arguments_match_upstream(path):
+    row = upstream_table()[int(FILE_NAME.match(path.name).group(1))]
+    module = load(path, size="full")
+    expected: dict = {}
+    for assignment in row["sizes"].split(";"):
+        exec(assignment.strip(), {}, expected)
+    for name, value in expected.items():
+        assert getattr(module, name) == value, f"{path.name}: {name} = {getattr(module, name)!r}, upstream {value!r}"
+    ctor = eval(row["ctor_args"], {}, dict(vars(module)))
+    assert list(module.get_init_inputs()) == ctor, f"{path.name}: constructor arguments differ from upstream"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_metadata_is_well_formed(path):
+    source = path.read_text()
+    module = load(path)
+    small, fixes = literal_assignment(source, "SMALL"), literal_assignment(source, "FIXES")
+    assert isinstance(small, dict) and small, f"{path.name}: SMALL must name the sizes it shrinks"
+    assert isinstance(fixes, dict) and set(fixes) <= FIX_KEYS, f"{path.name}: FIXES keys {set(fixes) - FIX_KEYS}"
+    assert all(isinstance(v, str) and v for v in fixes.values()), f"{path.name}: every fix says what changed"
+    assert module.EXCLUDE is None or (isinstance(module.EXCLUDE, str) and module.EXCLUDE)
+    assert ast.get_docstring(ast.parse(source)), f"{path.name}: the module docstring says what it computes"
+    for name in ("Model", "get_inputs", "get_init_inputs"):
+        assert callable(getattr(module, name, None)), f"{path.name}: {name} missing"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_small_reference_runs_fast_and_returns_finite_tensors(path):
+    module = load(path)
+    start = time.perf_counter()
+    model = build_model(module)
+    torch.manual_seed(INPUT_SEEDS[0])
+    inputs = module.get_inputs()
+    with torch.no_grad():
+        outputs = as_tensors(model(*inputs))
+    elapsed = time.perf_counter() - start
+    assert elapsed < SMALL_SECONDS, f"{path.name}: small reference took {elapsed:.2f} s"
+    for out in outputs:
+        assert out.numel() > 0
+        assert torch.isfinite(out.double()).all(), f"{path.name}: non-finite output"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_forward_draws_no_random_numbers_and_repeats_exactly(path):
+    module = load(path)
+    model = build_model(module)
+    torch.manual_seed(INPUT_SEEDS[0])
+    inputs = module.get_inputs()
+    state = torch.get_rng_state()
+    with torch.no_grad():
+        first = as_tensors(model(*inputs))
+        second = as_tensors(model(*inputs))
+    assert torch.equal(state, torch.get_rng_state()), f"{path.name}: forward consumed random numbers"
+    assert all(torch.equal(a, b) for a, b in zip(first, second)), f"{path.name}: forward is not repeatable"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_small_reference_is_not_degenerate_unless_excluded(path):
+    module = load(path)
+    findings = degeneracy_findings(run_trials(module))
+    if module.EXCLUDE:
+        assert findings, f"{path.name}: excluded as degenerate, but the probe finds it carries signal"
+    else:
+        assert not findings, f"{path.name}: " + "; ".join(findings)
+
+
+@pytest.mark.parametrize("stem, position, dtypes", [
+    ("93_masked_cumsum", 1, {torch.bool}),
+    ("95_CrossEntropyLoss", 1, {torch.int64}),
+    ("100_HingeLoss", 1, {torch.int64}),
+])
+def test_integer_and_boolean_inputs_are_drawn_as_such(stem, position, dtypes):
+    module = load(LEVEL1 / f"{stem}.py")
+    torch.manual_seed(INPUT_SEEDS[0])
+    assert module.get_inputs()[position].dtype in dtypes
+
+
+def test_hinge_targets_are_plus_or_minus_one():
+    module = load(LEVEL1 / "100_HingeLoss.py")
+    torch.manual_seed(INPUT_SEEDS[0])
+    targets = module.get_inputs()[1]
+    assert set(targets.unique().tolist()) == {-1, 1}
+
+
+def test_probe_flags_what_upstream_rand_inputs_make_degenerate():
+    # The probe itself must be able to fail: a softmax of rand over a wide row is ~1 / width
+    # everywhere, so zeros pass at 1e-4; a running product of rand factors underflows to 0 early.
+    torch.manual_seed(0)
+    wide_rand_softmax = [[torch.softmax(torch.rand(4, 20000), dim=1).double()]]
+    assert "all-zeros passes at tol 0.0001" in degeneracy_findings(wide_rand_softmax)
+    cumprod_of_rand = [[torch.cumprod(torch.rand(4, 4000), dim=1).double()]]
+    assert "the output with its second half zeroed passes at tol 0.0001" in degeneracy_findings(cumprod_of_rand)
