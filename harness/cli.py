@@ -11,25 +11,38 @@ import sys
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, choice, positive_float, positive_int
+from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, positive_float, positive_int, typed
+from harness.options import choice as _choice
+
+def _typed_choice(name, allowed):
+    return typed(_choice(name, allowed))
+
+
+def _typed_int(name):
+    return typed(positive_int(name))
+
+
+def _typed_float(name):
+    return typed(positive_float(name))
+
 
 SUMMARY_FIELDS = ("status", "correct", "speedup", "speedup_compile", "sol_fraction", "flags", "reason")
 
 
 def _common_eval_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", type=choice("--device", DEVICES), default="cpu",
+    parser.add_argument("--device", type=_typed_choice("--device", DEVICES), default="cpu",
                         help="where to run: cpu (correctness; CPU timings; Triton through its interpreter) or cuda (default: cpu)")
-    parser.add_argument("--size", type=choice("--size", SIZES), default="small",
+    parser.add_argument("--size", type=_typed_choice("--size", SIZES), default="small",
                         help="problem size: small (declared by the problem, or a best-effort shrink) or full (default: small)")
-    parser.add_argument("--precision", type=choice("--precision", PRECISIONS), default="fp32",
+    parser.add_argument("--precision", type=_typed_choice("--precision", PRECISIONS), default="fp32",
                         help="floating precision of inputs and weights (default: fp32; tolerance 1e-4, 1e-2 for fp16/bf16)")
-    parser.add_argument("--trials", type=positive_int("--trials"), default=5, help="correctness trials, each on fresh inputs (default: 5)")
-    parser.add_argument("--tolerance", type=positive_float("--tolerance"), default=None, help="atol = rtol override (default: by precision)")
+    parser.add_argument("--trials", type=_typed_int("--trials"), default=5, help="correctness trials, each on fresh inputs (default: 5)")
+    parser.add_argument("--tolerance", type=_typed_float("--tolerance"), default=None, help="atol = rtol override (default: by precision)")
     parser.add_argument("--no-timing", action="store_true", help="check correctness only")
-    parser.add_argument("--compile-baseline", type=choice("--compile-baseline", ON_OFF_AUTO), default="auto",
+    parser.add_argument("--compile-baseline", type=_typed_choice("--compile-baseline", ON_OFF_AUTO), default="auto",
                         help="also time torch.compile of the reference: on, off, auto = on for cuda only (default: auto)")
     parser.add_argument("--allow-tf32", action="store_true", help="allow TF32 for fp32 matmuls on both sides (default: off)")
-    parser.add_argument("--timing-budget-ms", type=positive_float("--timing-budget-ms"), default=None,
+    parser.add_argument("--timing-budget-ms", type=_typed_float("--timing-budget-ms"), default=None,
                         help="time budget of each adaptive timing phase (default: 2000 on cuda, 500 on cpu)")
     parser.add_argument("--runs-dir", default="results/runs", help="where run files are appended (default: results/runs)")
 

@@ -23,9 +23,11 @@ _GENERATOR_KWARGS = ("provider", "llm_model", "llm_base_url", "samples", "temper
 
 def add_llm_arguments(parser, prefix: str = "") -> None:
     """Add the options to an argparse parser (prefix '' ) or a pytest option group (prefix '')."""
+    from harness.options import typed
+
     adder = getattr(parser, "add_argument", None) or parser.addoption
     for flag, dest, kind, default, text in LLM_OPTIONS:
-        adder(prefix + flag, dest=dest, type=kind, default=default, help=text)
+        adder(prefix + flag, dest=dest, type=kind if kind is str else typed(kind), default=default, help=text)
 
 
 def generator_options_from_args(args) -> dict:

@@ -25,6 +25,7 @@ from typing import Callable, Iterable, Sequence
 
 FAST_P: tuple[float, ...] = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
 BASELINES = ("eager", "compile", "best")
+USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd")
 # Statuses whose candidate never got as far as a built module.
 NOT_COMPILED = frozenset({"compile_error", "rejected"})
 
@@ -42,6 +43,8 @@ def number(value) -> float | None:
 
 def flags_of(record: dict) -> list[str]:
     flags = record.get("flags")
+    if hasattr(flags, "tolist") and not isinstance(flags, str):  # a numpy array from pandas/arrow
+        flags = flags.tolist()
     if isinstance(flags, (list, tuple)):
         return [str(flag) for flag in flags]
     if isinstance(flags, str) and flags:
@@ -89,16 +92,25 @@ def attempt_speedup(record: dict, baseline: str = "eager") -> float | None:
     return min(measured) if measured else None
 
 
-def attempt_tokens(record: dict) -> int | None:
+def usage_of(record: dict) -> dict | None:
+    """The record's usage dict, or the same fields flattened into the record (a DataFrame row)."""
     usage = record.get("usage")
-    if not isinstance(usage, dict):
+    if isinstance(usage, dict):
+        return usage
+    flat = {name: record.get(name) for name in USAGE_FIELDS}
+    return flat if any(number(value) is not None for value in flat.values()) else None
+
+
+def attempt_tokens(record: dict) -> int | None:
+    usage = usage_of(record)
+    if usage is None:
         return None
     return int((number(usage.get("input_tokens")) or 0) + (number(usage.get("output_tokens")) or 0))
 
 
 def attempt_cost(record: dict) -> float | None:
-    usage = record.get("usage")
-    if not isinstance(usage, dict):
+    usage = usage_of(record)
+    if usage is None:
         return None
     return number(usage.get("cost_usd")) or 0.0
 

@@ -10,6 +10,21 @@ PRECISIONS = ("fp32", "fp16", "bf16")
 ON_OFF_AUTO = ("on", "off", "auto")
 
 
+def typed(parse):
+    """Adapt a parser here to argparse (used by the CLI and by pytest): a UserError becomes
+    argparse's usage error, which prints the message and exits with status 2."""
+    import argparse
+
+    def convert(text):
+        try:
+            return parse(text)
+        except UserError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
+
+
 def choice(name: str, allowed: tuple[str, ...]):
     def parse(text: str) -> str:
         if text not in allowed:

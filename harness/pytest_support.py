@@ -10,6 +10,7 @@ import pytest
 
 from harness.errors import UserError
 from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, choice, positive_float, positive_int
+from harness.options import typed as _typed
 
 RUN_ID = pytest.StashKey[str]()
 RUN_FILE = pytest.StashKey[Path]()
@@ -19,18 +20,6 @@ def new_run_id() -> str:
     from harness.results import new_run_id as make
 
     return make()
-
-
-def _typed(parse):
-    """Adapt a harness parser to argparse (which pytest uses): a UserError becomes a usage error."""
-    def convert(text):
-        try:
-            return parse(text)
-        except UserError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    convert.__name__ = getattr(parse, "__name__", "value")
-    return convert
 
 
 def add_options(group) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.errors import UserError
+from harness.metrics import USAGE_FIELDS
 from harness.results import check_schema, find_run_files, read_lines
 
 NUMBER_COLUMNS = (
@@ -29,9 +30,6 @@ TEXT_COLUMNS = (
 )
 BOOL_COLUMNS = ("correct", "compiled", "degenerate", "imported")
 LIST_COLUMNS = ("flags", "remarks")
-USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd")
-HEADER_COLUMNS = ("run_file", "line_index", "hardware", "run_created", "run_imported")
-LIGHT_COLUMNS = TEXT_COLUMNS + NUMBER_COLUMNS + BOOL_COLUMNS + LIST_COLUMNS + ("usage",)
 
 
 @dataclass
@@ -53,19 +51,18 @@ def runs_folder(results: str | os.PathLike) -> Path:
 
 def load_frame(results: str | os.PathLike) -> LoadResult:
     """Every record under a results folder as a DataFrame of the light columns."""
-    frames, warnings = [], []
+    import pyarrow as pa
+
+    tables, warnings = [], []
     files = find_run_files([runs_folder(results)])
     for path in files:
         try:
-            frames.append(_load_file(path))
+            tables.append(_file_table(path))
         except UserError as error:
             warnings.append(str(error))
-    frame = pd.concat(frames, ignore_index=True) if frames else _empty_frame()
-    return LoadResult(_normalise(frame), warnings, len(files))
-
-
-def _empty_frame() -> pd.DataFrame:
-    return pd.DataFrame({name: pd.Series(dtype=object) for name in LIGHT_COLUMNS + HEADER_COLUMNS})
+    schema = _arrow_schema(with_header=True)
+    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    return LoadResult(_to_frame(table), warnings, len(files))
 
 
 def read_header(path: Path) -> dict:
@@ -77,74 +74,98 @@ def read_header(path: Path) -> dict:
     raise UserError(f"{path}: first line is not a run header; is this a Crucible run file?")
 
 
-def _load_file(path: Path) -> pd.DataFrame:
+def _file_table(path: Path):
+    """One run file's records as an arrow table, with its header's facts as constant columns."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     header = read_header(path)
     try:
-        frame = _read_columns_pyarrow(path)
+        table = _read_columns_pyarrow(path)
     except Exception:  # any pyarrow refusal: the tolerant reader below gives the same columns
-        frame = _read_columns_python(path)
-    frame["line_index"] = range(len(frame))
-    frame = frame[frame["type"] == "record"]
+        table = _read_columns_python(path)
+    table = table.append_column("line_index", pa.array(range(table.num_rows), pa.int64()))
+    table = table.filter(pc.equal(table["type"], "record"))
     provenance, config = header.get("provenance") or {}, header.get("config") or {}
-    frame = frame.assign(
-        run_file=str(path),
-        run_created=header.get("created"),
-        run_imported=bool(header.get("imported", False)),
-        hardware=provenance.get("device") or config.get("device"),
-    )
-    frame["run_id"] = frame["run_id"].fillna(header.get("run_id"))
-    frame["suite"] = frame["suite"].fillna(config.get("suite"))
-    return frame
+    constants = {
+        "run_file": str(path), "run_created": _text(header.get("created")),
+        "hardware": _text(provenance.get("device") or config.get("device")),
+        "run_imported": bool(header.get("imported", False)),
+    }
+    for name, value in constants.items():
+        kind = pa.bool_() if isinstance(value, bool) else pa.string()
+        table = table.append_column(name, pa.repeat(pa.scalar(value, kind), table.num_rows))
+    for name, value in (("run_id", header.get("run_id")), ("suite", config.get("suite"))):
+        if value is not None:
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pc.fill_null(table[name], pa.scalar(str(value))))
+    return table
 
 
-def _arrow_schema():
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _arrow_schema(with_header: bool = False):
     import pyarrow as pa
 
     usage = pa.struct([(name, pa.float64()) for name in USAGE_FIELDS])
-    return pa.schema(
+    fields = (
         [(name, pa.string()) for name in TEXT_COLUMNS]
         + [(name, pa.float64()) for name in NUMBER_COLUMNS]
         + [(name, pa.bool_()) for name in BOOL_COLUMNS]
         + [(name, pa.list_(pa.string())) for name in LIST_COLUMNS]
         + [("usage", usage)]
     )
+    if with_header:
+        fields += [("line_index", pa.int64()), ("run_file", pa.string()), ("run_created", pa.string()),
+                   ("hardware", pa.string()), ("run_imported", pa.bool_())]
+    return pa.schema(fields)
 
 
-def _read_columns_pyarrow(path: Path) -> pd.DataFrame:
+def _read_columns_pyarrow(path: Path):
     import pyarrow.json as pj
 
     options = pj.ParseOptions(explicit_schema=_arrow_schema(), unexpected_field_behavior="ignore")
-    table = pj.read_json(path, parse_options=options, read_options=pj.ReadOptions(block_size=1 << 24))
+    return pj.read_json(path, parse_options=options, read_options=pj.ReadOptions(block_size=1 << 22))
+
+
+def _read_columns_python(path: Path):
+    """The same columns read line by line, each value coerced to its column's type or dropped."""
+    import pyarrow as pa
+
+    rows = [_coerced(line) for line in read_lines(path)]
+    return pa.Table.from_pylist(rows, schema=_arrow_schema())
+
+
+def _coerced(line: dict) -> dict:
+    from harness.metrics import number
+
+    row = {name: _text(line.get(name)) for name in TEXT_COLUMNS}
+    row.update({name: number(line.get(name)) for name in NUMBER_COLUMNS})
+    row.update({name: line[name] if isinstance(line.get(name), bool) else None for name in BOOL_COLUMNS})
+    row.update({name: [str(v) for v in line[name]] if isinstance(line.get(name), list) else None
+                for name in LIST_COLUMNS})
+    usage = line.get("usage") if isinstance(line.get("usage"), dict) else None
+    row["usage"] = {name: number(usage.get(name)) for name in USAGE_FIELDS} if usage else None
+    return row
+
+
+def _to_frame(table) -> pd.DataFrame:
+    """Arrow to pandas once for all files; usage flattened to columns, flags counted in arrow."""
+    import pyarrow.compute as pc
+
+    flagged = pc.fill_null(pc.greater(pc.list_value_length(table["flags"]), 0), False)
+    table = table.flatten()
+    table = table.rename_columns([name.removeprefix("usage.") for name in table.column_names])
+    table = table.append_column("flagged", flagged)
     frame = table.to_pandas()
-    for name in LIST_COLUMNS:  # arrow hands back numpy arrays; records elsewhere carry lists
-        frame[name] = [list(value) if value is not None else [] for value in frame[name]]
-    return frame
-
-
-def _read_columns_python(path: Path) -> pd.DataFrame:
-    rows = []
-    for line in read_lines(path):
-        row = {name: line.get(name) for name in LIGHT_COLUMNS}
-        row["usage"] = line["usage"] if isinstance(line.get("usage"), dict) else None
-        rows.append(row)
-    return pd.DataFrame(rows, columns=list(LIGHT_COLUMNS))
-
-
-def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.reset_index(drop=True)
-    for name in NUMBER_COLUMNS:
-        frame[name] = pd.to_numeric(frame[name], errors="coerce")
     for name in ("level", "attempt"):
         frame[name] = frame[name].astype("Int64")
-    frame["imported"] = frame["imported"].fillna(False).astype(bool) | frame["run_imported"].fillna(False).astype(bool)
-    frame["correct"] = frame["correct"].fillna(False).astype(bool)
-    for name in LIST_COLUMNS:
-        frame[name] = [value if isinstance(value, list) else [] for value in frame[name]]
-    frame["flagged"] = frame["flags"].map(bool)
+    for name in ("imported", "correct", "run_imported"):
+        frame[name] = frame[name].fillna(False).astype(bool)
+    frame["imported"] = frame["imported"] | frame["run_imported"]
     frame["ranked"] = ~frame["flagged"] & ~frame["imported"]
-    for name in USAGE_FIELDS:
-        frame[name] = [(usage or {}).get(name) if isinstance(usage, dict) else None for usage in frame["usage"]]
-        frame[name] = pd.to_numeric(frame[name], errors="coerce")
     frame["tokens"] = frame["input_tokens"] + frame["output_tokens"]
     return frame
 

@@ -18,7 +18,7 @@ BOARD_KEYS = ("suite", "level", "hardware", "precision")
 ENTRY_KEYS = ("generator", "model")
 METRIC_COLUMNS = (
     "problem_id", "correct", "status", "compiled", "flags", "speedup", "speedup_compile",
-    "sol_fraction", "usage", "imported",
+    "sol_fraction", "imported", *metrics.USAGE_FIELDS,
 )
 P_GRID = tuple(round(p, 2) for p in np.arange(0.0, 3.01, 0.05))
 

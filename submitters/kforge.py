@@ -19,8 +19,14 @@ from typing import Any
 from harness.candidate import Candidate
 from harness.llm.base import BudgetExceeded, LLMError
 from harness.llm.extract import extract_code
-from harness.llm.prompts import (analysis_messages, feedback_text, generation_messages, no_code_feedback,
-                                 optimisation_messages, repair_messages)
+from harness.llm.prompts import (
+    analysis_messages,
+    feedback_text,
+    generation_messages,
+    no_code_feedback,
+    optimisation_messages,
+    repair_messages,
+)
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
 from harness.registry import register
 
@@ -154,7 +160,10 @@ class Refinement:
         return dict(self.ctx.evaluate(source, timing=timing))
 
     def _timed(self, draft: Draft) -> Draft:
+        """The first correct draft, judged again with timing (and a profile) for the analyst."""
         record = self._evaluate(draft.source, timing=True)
+        self.session.note(self.session.transcript[draft.step], verdict=record.get("status"),
+                          candidate_ms=record.get("candidate_ms"), speedup=record.get("speedup"))
         return Draft(draft.source, record, draft.step)
 
     # -- the outcome ---------------------------------------------------------------------------

@@ -13,8 +13,12 @@ import re
 from dataclasses import dataclass
 
 # An opening fence (``` or ~~~, optional language tag) at the start of a line, up to its closing twin.
-_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+.-]*)[^\n]*\n(?P<body>.*?)(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
-                    re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+.-]*)[^\n]*\n"   # opening fence and language tag
+    r"(?P<body>.*?)"
+    r"(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",                               # closing fence, or the reply's end
+    re.MULTILINE | re.DOTALL,
+)
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _NOT_PYTHON = {"cpp", "c++", "c", "cuda", "cu", "bash", "sh", "shell", "console", "text", "json", "yaml", "diff"}
 _MODEL_NEW = re.compile(r"^\s*class\s+ModelNew\b", re.MULTILINE)

@@ -34,7 +34,7 @@ def import_openai():
     except ModuleNotFoundError:
         raise UserError(
             "the openai provider needs the openai package, which is not installed; "
-            "pip install openai (or pip install 'crucible[llm]'), or use --provider builtin"
+            "pip install openai (or pip install 'crucible-kernels[llm]'), or use --provider builtin"
         ) from None
     return openai
 
@@ -58,7 +58,7 @@ class OpenAIProvider:
     ):
         self._openai = import_openai()
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
-        self.model = model or None
+        self.model = model or os.environ.get("CRUCIBLE_LLM_MODEL") or None
         self.retry = retry or RetryPolicy()
         self.cache = cache
         self.prices = prices or load_prices()
@@ -129,7 +129,7 @@ class OpenAIProvider:
     # -- model discovery ---------------------------------------------------------------------
 
     def default_model(self) -> str:
-        """``--llm-model``, or the one model a local server (vLLM, Ollama) serves."""
+        """``--llm-model`` (or ``CRUCIBLE_LLM_MODEL``), else the one model a local server (vLLM, Ollama) serves."""
         with self._model_lock:
             if self.model is None:
                 self.model = self._discover_model()

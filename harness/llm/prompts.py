@@ -63,7 +63,8 @@ def strip_metadata(source: str) -> str:
             isinstance(t, ast.Name) and t.id in _METADATA_NAMES for t in targets
         ):
             drop.update(range(node.lineno - 1, node.end_lineno))
-    kept = [line for index, line in enumerate(lines) if index not in drop and not line.startswith("# Crucible metadata")]
+    kept = [line for index, line in enumerate(lines)
+            if index not in drop and not line.startswith("# Crucible metadata")]
     return "\n".join(kept).rstrip() + "\n"
 
 
@@ -73,10 +74,25 @@ def code_block(source: str) -> str:
 
 # -- device facts -------------------------------------------------------------------------------
 
+def device_peaks(facts: dict) -> dict:
+    """Measured peaks from the facts: a ``peaks`` dict, or a callable that measures them lazily
+    (the runner's), or ``flops_per_s`` / ``bytes_per_s`` at the top level."""
+    peaks = facts.get("peaks")
+    if callable(peaks):
+        try:
+            peaks = peaks()
+        except Exception:  # noqa: BLE001 - peaks only enrich the prompt; a failed measurement must not stop generation
+            peaks = None
+    merged = {key: facts[key] for key in ("flops_per_s", "bytes_per_s") if key in facts}
+    merged.update(peaks if isinstance(peaks, dict) else {})
+    return merged
+
+
 def device_summary(facts: dict, precision: str = "fp32") -> str:
     name = facts.get("name") or facts.get("device") or "unknown device"
     parts = [f"Target device: {name}."]
-    flops, bandwidth = peak_flops(facts, precision), facts.get("bytes_per_s")
+    peaks = device_peaks(facts)
+    flops, bandwidth = peak_flops(peaks, precision), peaks.get("bytes_per_s")
     if flops:
         parts.append(f"Measured peak {precision} rate: {flops / 1e12:.2f} TFLOP/s.")
     if bandwidth:
@@ -85,24 +101,26 @@ def device_summary(facts: dict, precision: str = "fp32") -> str:
     return " ".join(parts)
 
 
-def peak_flops(facts: dict, precision: str) -> float | None:
-    rate = facts.get("flops_per_s")
+def peak_flops(peaks: dict, precision: str) -> float | None:
+    rate = peaks.get("flops_per_s")
     if isinstance(rate, dict):
         rate = rate.get(precision)
     return float(rate) if rate else None
 
 
 def is_cpu(facts: dict) -> bool:
-    kind = str(facts.get("device_kind") or facts.get("kind") or facts.get("name") or facts.get("device") or "")
-    return kind.lower() == "cpu" or kind.upper().startswith("CPU")
+    kind = str(facts.get("device_kind") or facts.get("device") or "").lower()
+    if kind in ("cpu", "cuda"):
+        return kind == "cpu"
+    return str(facts.get("name") or "").upper().startswith("CPU")
 
 
 # -- generation agent ---------------------------------------------------------------------------
 
 def system_prompt(backend: str, facts: dict, precision: str = "fp32") -> str:
     sections = [
-        "You are an expert GPU kernel engineer. You rewrite PyTorch models as faster custom kernels "
-        "that compute the same results.",
+        ("You are an expert GPU kernel engineer. You rewrite PyTorch models as faster custom kernels "
+         "that compute the same results."),
         _BACKEND_RULES[check_backend(backend)],
         device_summary(facts, precision),
     ]
@@ -245,7 +263,8 @@ def _speed_of_light_lines(record: dict, facts: dict, precision: str) -> list[str
     seconds = milliseconds / 1e3
     lines = []
     flops, nbytes = record.get("flops"), record.get("bytes")
-    peak_rate, peak_bw = peak_flops(facts, precision), facts.get("bytes_per_s")
+    peaks = device_peaks(facts)
+    peak_rate, peak_bw = peak_flops(peaks, precision), peaks.get("bytes_per_s")
     if flops:
         achieved = flops / seconds
         share = f" = {100 * achieved / peak_rate:.1f}% of peak" if peak_rate else ""

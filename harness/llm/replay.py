@@ -74,7 +74,8 @@ def _import_vcr():
     try:
         import vcr
     except ModuleNotFoundError:
-        raise UserError("the replay provider needs vcrpy, which is not installed; pip install vcrpy") from None
+        raise UserError("the replay provider needs vcrpy, which is not installed; "
+                        "pip install vcrpy (or pip install 'crucible-kernels[llm]')") from None
     return vcr
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from harness.errors import UserError
 from harness.llm.base import BudgetExceeded, ChatConfig, Provider, Reply
 from harness.llm.prompts import check_backend
-from harness.usage import Usage
+from harness.usage import Usage, total
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class LLMOptions:
     max_output_tokens: int | None = None  # per reply
     seed: int = 0
     timeout_s: float = 300.0
+    cassette: str | None = None          # replay provider: the cassette file
+    record: bool = False                 # replay provider: record real exchanges instead of replaying
 
     @classmethod
     def parse(cls, options: dict[str, Any]) -> "LLMOptions":
@@ -44,9 +46,13 @@ class LLMOptions:
         return parsed
 
     def config(self, seed: int | None = None, temperature: float | None = None) -> ChatConfig:
-        return ChatConfig(model=self.llm_model or "", temperature=self.temperature if temperature is None else temperature,
-                          max_tokens=self.max_output_tokens, seed=self.seed if seed is None else seed,
-                          timeout_s=self.timeout_s)
+        return ChatConfig(
+            model=self.llm_model or "",
+            temperature=self.temperature if temperature is None else temperature,
+            max_tokens=self.max_output_tokens,
+            seed=self.seed if seed is None else seed,
+            timeout_s=self.timeout_s,
+        )
 
 
 def _check(condition: bool, message: str) -> None:
@@ -71,14 +77,24 @@ def refuse_unknown(generator: str, options: dict[str, Any]) -> None:
 
 
 def resolve_provider(options: LLMOptions, ctx: Any) -> Provider:
-    """Explicit generator options win; else the harness's provider (``ctx.llm``); else select one."""
+    """The harness's provider (``ctx.llm``) unless the generator's options ask for another
+    (a different provider, endpoint, model or cassette); with neither, ``select_provider``."""
     from harness.llm import select_provider
 
-    explicit = options.provider or options.llm_base_url or options.llm_model
-    if getattr(ctx, "llm", None) is not None and not explicit:
-        return ctx.llm
-    return select_provider(options.provider, model=options.llm_model, base_url=options.llm_base_url,
-                           log=getattr(ctx, "log", print))
+    given = getattr(ctx, "llm", None)
+    other_provider = options.provider is not None and options.provider != getattr(given, "name", None)
+    if given is not None and not (other_provider or options.llm_base_url or options.llm_model or options.cassette):
+        return given
+    extra: dict[str, Any] = {}
+    if options.provider == "replay" or options.cassette:
+        extra = {"cassette": options.cassette, "mode": "record" if options.record else "replay"}
+    return select_provider(options.provider or ("replay" if options.cassette else None), model=options.llm_model,
+                           base_url=options.llm_base_url, log=log_line(ctx), **extra)
+
+
+def spent(records: Iterable[dict]) -> Usage:
+    """What the given result records cost: a run's spending so far, for ``ctx.run_usage``."""
+    return total(Usage.from_dict(record.get("usage")) for record in records)
 
 
 class LLMSession:

@@ -32,7 +32,7 @@ class ScheduleBuilder:
                 "params": dict(params or {}), "sm": sm, "label": label,
                 "est_bytes": est_bytes, "est_flops": est_flops}
         if regions:
-            task["regions"] = [{"buffer": b, "box": box} for b, box in regions.items()]
+            task["regions"] = [{"buffer": b, "box": [list(pair) for pair in box]} for b, box in regions.items()]
         self.doc["tasks"].append(task)
         return tid
 

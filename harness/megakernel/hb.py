@@ -36,11 +36,12 @@ class Graph:
             for counter, k in waits:
                 self.waiters[counter].append((i, k))
 
-    def completable(self, excluded: int = -1) -> list[int]:
-        """Tasks in an order a sequential execution could complete them (never ``excluded``)."""
+    def completable(self, excluded=()) -> list[int]:
+        """Tasks in an order a sequential execution could complete them (never those in
+        ``excluded``, a container of task indices)."""
         need, done = self.need0[:], [0] * len(self.prods)
         out, waiters, qsucc = self.c.out, self.waiters, self.qsucc
-        ready = [i for i, n in enumerate(need) if n == 0 and i != excluded]
+        ready = [i for i, n in enumerate(need) if n == 0 and i not in excluded]
         order: list[int] = []
         while ready:
             i = ready.pop()
@@ -50,12 +51,12 @@ class Graph:
             for t, k in waiters[counter]:
                 if k == n:
                     need[t] -= 1
-                    if need[t] == 0 and t != excluded:
+                    if need[t] == 0 and t not in excluded:
                         ready.append(t)
             s = qsucc[i]
             if s >= 0:
                 need[s] -= 1
-                if need[s] == 0 and s != excluded:
+                if need[s] == 0 and s not in excluded:
                     ready.append(s)
         return order
 
@@ -89,10 +90,10 @@ class Order:
         self._without: dict[int, int] = {}
 
     def before(self, w: int, t: int) -> bool:
-        """True iff in every execution w completes before t starts."""
+        """True iff in every execution w completes before t starts (never for w == t)."""
         if (self.anc[t] >> w) & 1:
             return True
-        if not self.tainted[t]:
+        if w == t or not self.tainted[t]:
             return False
         return not (self.completable_without(w) >> t) & 1
 
@@ -100,7 +101,7 @@ class Order:
         mask = self._without.get(w)
         if mask is None:
             mask = 0
-            for i in self.g.completable(excluded=w):
+            for i in self.g.completable(excluded=(w,)):
                 mask |= 1 << i
             self._without[w] = mask
         return mask

@@ -58,6 +58,12 @@ def _int(value) -> bool:
 
 def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
     """(compiled, []) for a well-formed document; (None, violations) otherwise."""
+    try:
+        fast = _fast(doc)
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError):
+        fast = None
+    if fast is not None:
+        return fast, []
     r = _Reader()
     try:
         _read(doc, r)
@@ -308,3 +314,145 @@ def _box_ok(box, shape: list[int]) -> bool:
         if not 0 <= pair[0] < pair[1] <= dim:
             return False
     return True
+
+
+# --------------------------------------------------------------------------- fast path
+# The same rules as above, written for speed on well-formed input: it returns None at the first
+# doubt and the careful reader above then names what is wrong. It must never be *less* strict
+# (tests/megakernel/test_structure.py fuzzes the two against each other).
+
+_INT_ONLY = frozenset({int})
+
+
+def _fast(doc) -> Compiled | None:
+    if type(doc) is not dict or not _format_ok(doc.get("format")):
+        return None
+    target, buffers, counters, tasks = (doc.get(k) for k in ("target", "buffers", "counters", "tasks"))
+    if type(target) is not dict or type(buffers) is not list or type(counters) is not list \
+            or type(tasks) is not list:
+        return None
+    c = Compiled()
+    if not _fast_target(target, c):
+        return None
+    bindex = _fast_buffers(buffers, c)
+    cindex = _fast_counters(counters, c)
+    if bindex is None or cindex is None:
+        return None
+    if doc.get("pages") is not None:
+        r = _Reader()
+        r.c = c
+        _pages(doc["pages"], bindex, r)
+        if r.found:
+            return None
+    return c if _fast_tasks(tasks, bindex, cindex, c) else None
+
+
+def _fast_target(target: dict, c: Compiled) -> bool:
+    num_sms = target.get("num_sms")
+    resident = target.get("max_resident", num_sms)
+    if type(num_sms) is not int or num_sms < 1 or type(resident) is not int or resident < 1:
+        return False
+    c.num_sms, c.max_resident = num_sms, resident
+    return True
+
+
+def _fast_buffers(buffers: list, c: Compiled) -> dict | None:
+    index: dict[int, int] = {}
+    ids, kinds, onchip, shapes = c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape
+    for buf in buffers:
+        if type(buf) is not dict:
+            return None
+        bid, kind, shape = buf.get("id"), buf.get("kind"), buf.get("shape")
+        space = buf.get("space", "HBM")
+        if type(bid) is not int or bid in index or kind not in _KINDS or space not in _SPACES \
+                or buf.get("dtype") not in _DTYPES or type(shape) is not list \
+                or not 0 < len(shape) <= MAX_RANK or not set(map(type, shape)) <= _INT_ONLY or min(shape) < 1:
+            return None
+        index[bid] = len(ids)
+        ids.append(bid)
+        kinds.append(kind)
+        onchip.append(space in ON_CHIP_SPACES)
+        shapes.append(shape)
+    return index
+
+
+def _fast_counters(counters: list, c: Compiled) -> dict | None:
+    index: dict[int, int] = {}
+    for counter in counters:
+        if type(counter) is not dict:
+            return None
+        cid, init = counter.get("id"), counter.get("init", 0)
+        if type(cid) is not int or cid in index or type(init) is not int or init != 0:
+            return None
+        index[cid] = len(index)
+        c.counter_ids.append(cid)
+    return index
+
+
+def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
+    seen: set[int] = set()
+    kinds, num_sms = c.buf_kind, c.num_sms
+    for task in tasks:
+        if type(task) is not dict:
+            return False
+        tid, ins, outs, sm = task.get("id"), task.get("inputs"), task.get("outputs"), task.get("sm")
+        oc, waits = task.get("out_counter"), task.get("waits", [])
+        if type(tid) is not int or tid in seen or type(ins) is not list or type(outs) is not list \
+                or type(waits) is not list or len(ins) > MAX_INPUTS or len(outs) > MAX_OUTPUTS \
+                or len(waits) > MAX_WAITS or type(sm) is not int or not 0 <= sm < num_sms \
+                or type(oc) is not int or oc not in cindex or type(task.get("op")) is not str \
+                or type(task.get("params", {})) is not dict or not set(map(type, ins + outs)) <= _INT_ONLY:
+            return False
+        seen.add(tid)
+        try:
+            inputs, outputs = [bindex[b] for b in ins], [bindex[b] for b in outs]
+        except KeyError:
+            return False
+        wlist = _fast_waits(waits, cindex)
+        if wlist is None:
+            return False
+        for o in outputs:
+            if kinds[o] in READ_ONLY_KINDS:
+                return False
+        regions = task.get("regions")
+        boxes = _fast_regions(regions, outs, bindex, c) if regions is not None else {}
+        if boxes is None:
+            return False
+        c.task_ids.append(tid)
+        c.sm.append(sm)
+        c.waits.append(wlist)
+        c.out.append(cindex[oc])
+        c.inputs.append(inputs)
+        c.outputs.append(outputs)
+        c.boxes.append(boxes)
+    return len(set(c.sm)) <= c.max_resident
+
+
+def _fast_waits(waits: list, cindex: dict) -> list | None:
+    found = []
+    for wait in waits:
+        if type(wait) is not dict:
+            return None
+        k, counter = wait.get("threshold"), wait.get("counter")
+        if type(k) is not int or k < 1 or type(counter) is not int or counter not in cindex:
+            return None
+        found.append((cindex[counter], k))
+    return found
+
+
+def _fast_regions(regions, outs: list, bindex: dict, c: Compiled) -> dict | None:
+    if type(regions) is not list:
+        return None
+    boxes = {}
+    for region in regions:
+        if type(region) is not dict:
+            return None
+        bid = region.get("buffer")
+        if type(bid) is not int or bid not in outs:
+            return None
+        b = bindex[bid]
+        box = region.get("box")
+        if not _box_ok(box, c.buf_shape[b]):
+            return None
+        boxes[b] = box
+    return boxes

@@ -16,7 +16,8 @@ from tests.llm.scripted_server import ScriptedServer  # noqa: E402
 def no_endpoint_in_environment(monkeypatch, tmp_path):
     """Tests never see the developer's endpoint, key or price overrides, and never write a cache
     outside their temporary folder."""
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CRUCIBLE_PRICES", "CRUCIBLE_CASSETTE", "CRUCIBLE_REPLAY_MODE"):
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "CRUCIBLE_PRICES", "CRUCIBLE_CASSETTE", "CRUCIBLE_REPLAY_MODE",
+                 "CRUCIBLE_LLM_MODEL", "CRUCIBLE_LLM_CONCURRENCY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CRUCIBLE_LLM_CACHE", str(tmp_path / "llm-cache"))
 

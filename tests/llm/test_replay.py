@@ -97,3 +97,23 @@ def test_replay_needs_a_cassette_and_a_known_mode(tmp_path):
         ReplayProvider()
     with pytest.raises(UserError, match="mode 'rewind'"):
         ReplayProvider(cassette=tmp_path / "x.yaml", mode="rewind")
+
+
+def test_a_generator_run_recorded_once_replays_offline_identically(server, tmp_path):
+    from harness.registry import create
+    from tests.llm.fake_judge import CORRECT, WRONG
+    from tests.llm.generator_support import answer, context, problem
+    from tests.llm.scripted_server import completion
+
+    server.responder = lambda request: completion(answer(CORRECT if request["seed"] else WRONG),
+                                                  prompt_tokens=700 + request["seed"], completion_tokens=90)
+    cassette = tmp_path / "direct.yaml"
+    recording = create("generator", "direct", samples=2, provider="replay", cassette=str(cassette), record=True,
+                       llm_base_url=server.base_url, llm_model="gpt-4o-mini")
+    recorded = recording.generate(problem(), context(None))
+    server.stop()
+    replaying = create("generator", "direct", samples=2, provider="replay", cassette=str(cassette))
+    replayed = replaying.generate(problem(), context(None))
+    assert [c.source for c in replayed] == [c.source for c in recorded] == [WRONG, CORRECT]
+    assert [c.usage for c in replayed] == [c.usage for c in recorded]
+    assert all(c.provider == "replay" for c in replayed)

@@ -51,6 +51,18 @@ class Model(nn.Module):
             nn.ReLU(inplace=True),
             nn.AdaptiveAvgPool2d((1, 1)),
         )
+        self._init_weights()
+
+    def _init_weights(self):
+        """He initialisation (fan_in, zero biases) for every convolution (all feed a ReLU).
+
+        PyTorch's default init shrinks the signal layer by layer in this network without
+        normalisation, so the input's effect on the output fell below tolerance.
+        """
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
+                nn.init.zeros_(m.bias)
 
     def forward(self, x):
         x = self.classifier(self.features(x))
@@ -70,5 +82,7 @@ FIXES = {
     "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
     "dropout": "the classifier dropout has p=0.0 (published SqueezeNet uses 0.5): a train-mode "
                "mask would differ between reference and candidate",
+    "degenerate_output": "weights use He initialisation (fan_in, zero biases); with PyTorch's "
+                         "default init every sample's output equalled the batch mean at 1e-4",
 }
 EXCLUDE = None

@@ -1,10 +1,8 @@
 """KernelBench L3 28: a Vision Transformer (Dosovitskiy et al. 2020): patch embedding, class token,
 learned position embedding, a post-norm transformer encoder and an MLP head.
 
-Faithful to the KernelBench definition, two quirks are kept so results stay comparable: patches
-are cut with unfold and reshaped without a permute (so a "patch" vector mixes pixels of several
-patches), and the encoder runs with batch_first=False on (batch, tokens, dim) tensors, so
-attention mixes the images of the batch at each token position.
+Patches are cut with unfold and reshaped without a permute, as in KernelBench (a "patch" vector
+mixes pixels of neighbouring patches; still a linear embedding of the image).
 """
 import torch
 import torch.nn as nn
@@ -34,8 +32,9 @@ class Model(nn.Module):
         self.patch_to_embedding = nn.Linear(patch_dim, dim)
         self.cls_token = nn.Parameter(torch.randn(1, 1, dim))
         self.dropout = nn.Dropout(emb_dropout)
+        # batch_first=True: tokens attend to the tokens of their own image (see FIXES).
         layer = nn.TransformerEncoderLayer(d_model=dim, nhead=heads, dim_feedforward=mlp_dim,
-                                           dropout=dropout)
+                                           dropout=dropout, batch_first=True)
         self.transformer = nn.TransformerEncoder(layer, num_layers=depth,
                                                  enable_nested_tensor=False)
         self.to_cls_token = nn.Identity()
@@ -71,5 +70,9 @@ FIXES = {
     "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
     "dropout": "dropout and emb_dropout are 0.0 (the constructor's defaults of 0.1 are never "
                "used): a train-mode mask would differ between reference and candidate",
+    "degenerate_output": "upstream ran the encoder with batch_first=False on (batch, tokens, dim) "
+                         "tensors, so attention mixed the images of the batch at each token "
+                         "position and the class-token output was the same for every input; the "
+                         "encoder now runs batch-first, as in the published ViT",
 }
 EXCLUDE = None

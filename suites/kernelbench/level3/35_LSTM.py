@@ -1,4 +1,6 @@
 """KernelBench L3 35: a 6-layer LSTM over a sequence, then a linear layer on the last time step."""
+import math
+
 import torch
 import torch.nn as nn
 
@@ -19,6 +21,13 @@ class Model(nn.Module):
         self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True, dropout=dropout,
                             bidirectional=False)
         self.fc = nn.Linear(hidden_size, output_size)
+        # Weights ~ U(+-2 sqrt(3 / fan_in)) (std 2 / sqrt(fan_in)): with PyTorch's default
+        # U(+-1 / sqrt(hidden)) each layer damps the input's effect, and after six layers the last
+        # step's output was the same for every sample within tolerance.
+        for name, weight in self.lstm.named_parameters():
+            if name.startswith("weight"):
+                bound = 2 * math.sqrt(3 / weight.shape[1])
+                nn.init.uniform_(weight, -bound, bound)
 
     def forward(self, x, h0, c0):
         """x: (batch, seq, input); h0, c0: (num_layers, batch, hidden) -> (batch, output_size)."""
@@ -45,5 +54,8 @@ FIXES = {
                            "inputs they are cast to it like x",
     "dropout": "the LSTM's inter-layer dropout is 0.0: a train-mode mask would differ between "
                "reference and candidate",
+    "degenerate_output": "LSTM weights drawn with std 2/sqrt(fan_in) instead of PyTorch's "
+                         "default: with the default every sample's output equalled the batch "
+                         "mean within 1e-2 (and within 1e-4 for most elements)",
 }
 EXCLUDE = None

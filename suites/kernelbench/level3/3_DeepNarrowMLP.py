@@ -20,6 +20,12 @@ class Model(nn.Module):
             width = hidden
         layers.append(nn.Linear(width, output_size))
         self.network = nn.Sequential(*layers)
+        # He initialisation keeps the signal's scale through the 16 ReLU layers; PyTorch's default
+        # shrinks it about sixfold in variance per layer, which left the output independent of the
+        # input within tolerance.
+        for m in self.network:
+            if isinstance(m, nn.Linear):
+                nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
 
     def forward(self, x):
         return self.network(x)
@@ -34,5 +40,9 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 8, "input_size": 256, "hidden_size": 64, "output_size": 256}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+    "degenerate_output": "linear weights use He initialisation; with PyTorch's default init "
+                         "every sample's output equalled the batch mean at 1e-4",
+}
 EXCLUDE = None

@@ -38,6 +38,20 @@ class Model(nn.Module):
         self.relu7 = nn.ReLU(inplace=True)
         self.dropout2 = nn.Dropout(p=0.0)
         self.fc3 = nn.Linear(4096, num_classes)
+        self._init_weights()
+
+    def _init_weights(self):
+        """He initialisation (fan_in, zero biases): every layer keeps the signal's scale.
+
+        PyTorch's default init shrinks the signal about sixfold in variance per layer in a network
+        without normalisation, so the input's effect on the output fell below the fp16/bf16
+        tolerance. The last layer has no ReLU after it, so gain 1.
+        """
+        layers = [m for m in self.modules() if isinstance(m, (nn.Conv2d, nn.Linear))]
+        for m in layers:
+            gain = "linear" if m is layers[-1] else "relu"
+            nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity=gain)
+            nn.init.zeros_(m.bias)
 
     def forward(self, x):
         x = self.maxpool1(self.relu1(self.conv1(x)))
@@ -64,5 +78,8 @@ FIXES = {
     "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
     "dropout": "both classifier dropouts have p=0.0 (published AlexNet uses 0.5): a train-mode "
                "mask would differ between reference and candidate",
+    "degenerate_output": "weights use He initialisation (fan_in, zero biases); with PyTorch's "
+                         "default init every "
+                         "sample's output equalled the batch mean within 1e-2",
 }
 EXCLUDE = None

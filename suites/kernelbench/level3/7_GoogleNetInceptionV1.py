@@ -57,6 +57,21 @@ class Model(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
         self.dropout = nn.Dropout(0.0)
         self.fc = nn.Linear(1024, num_classes)
+        self._init_weights()
+
+    def _init_weights(self):
+        """He initialisation (fan_in, zero biases), so the signal keeps its scale.
+
+        Gain sqrt(2) for the stem convolutions, which feed a ReLU, and 1 elsewhere: the inception
+        branches have no activation. PyTorch's default init shrank the signal layer by layer
+        until every sample's output equalled the batch mean within 1e-4.
+        """
+        stem = {self.conv1, self.conv2, self.conv3}
+        for m in self.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                gain = "relu" if m in stem else "linear"
+                nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity=gain)
+                nn.init.zeros_(m.bias)
 
     def forward(self, x):
         x = self.maxpool1(F.relu(self.conv1(x)))
@@ -85,5 +100,8 @@ FIXES = {
     "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
     "dropout": "the classifier dropout has p=0.0 (the paper uses 0.4): a train-mode mask would "
                "differ between reference and candidate",
+    "degenerate_output": "weights use He initialisation (fan_in, zero biases); with PyTorch's "
+                         "default init every "
+                         "sample's output equalled the batch mean at 1e-4",
 }
 EXCLUDE = None

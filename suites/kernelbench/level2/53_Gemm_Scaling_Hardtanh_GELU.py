@@ -1,0 +1,39 @@
+"""KernelBench L2 53: linear layer, scale, hardtanh, GELU."""
+
+import torch
+import torch.nn as nn
+
+batch_size = 2048
+in_features = 8192
+out_features = 8192
+scaling_factor = 0.5
+hardtanh_min = -2
+hardtanh_max = 2
+
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features, scaling_factor, hardtanh_min, hardtanh_max):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.scaling_factor = scaling_factor
+        self.hardtanh = nn.Hardtanh(min_val=hardtanh_min, max_val=hardtanh_max)
+        self.gelu = nn.GELU()
+
+    def forward(self, x):
+        x = self.gemm(x)
+        x = x * self.scaling_factor
+        x = self.hardtanh(x)
+        return self.gelu(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features, scaling_factor, hardtanh_min, hardtanh_max]
+
+
+SMALL = {"batch_size": 16, "in_features": 64, "out_features": 64}
+FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs with spread"}
+EXCLUDE = None

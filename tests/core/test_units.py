@@ -1,0 +1,220 @@
+"""Pure pieces of the core: statistics, comparisons, size rewriting, seeds, usage, registry, results."""
+
+import json
+import math
+
+import pytest
+
+
+def test_quantile_and_summary_match_hand_computed_values():
+    from harness.stats import quantile, summarize
+
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+    s = summarize([4.0, 1.0, 3.0, 2.0, 100.0])
+    assert s.median_ms == 3.0 and s.min_ms == 1.0 and s.n == 5
+    assert s.iqr_ms == pytest.approx(4.0 - 2.0)
+    assert s.ci_low_ms <= s.median_ms <= s.ci_high_ms
+
+
+def test_bootstrap_interval_is_deterministic_and_narrows_with_more_samples():
+    from harness.stats import bootstrap_median_ci
+
+    few = [1.0, 1.2, 0.9, 1.1, 1.3, 0.8]
+    many = few * 20
+    assert bootstrap_median_ci(few) == bootstrap_median_ci(few)
+    lo_f, hi_f = bootstrap_median_ci(few)
+    lo_m, hi_m = bootstrap_median_ci(many)
+    assert hi_m - lo_m <= hi_f - lo_f
+
+
+def test_stop_rule_needs_min_calls_then_stops_on_small_rse_or_budget():
+    from harness.stats import StopRule
+
+    rule = StopRule(min_calls=5, max_calls=50, target_rse=0.01, budget_ms=100)
+    assert not rule.done([1.0] * 4, 0)
+    assert rule.done([1.0] * 5, 0)                       # zero spread
+    noisy = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]
+    assert not rule.done(noisy, 10) and rule.done(noisy, 100)
+    assert rule.done(noisy * 10, 0)                      # max calls
+
+
+def test_ratio_is_none_when_a_side_is_missing():
+    from harness.stats import ratio
+
+    assert ratio(2.0, 1.0) == 2.0 and ratio(None, 1.0) is None and ratio(1.0, 0.0) is None
+
+
+def test_compare_reports_bounded_mismatches_with_indices():
+    import torch
+
+    from harness.checks import MAX_REPORTED, compare_tensors
+
+    want = torch.zeros(100)
+    got = want.clone()
+    got[10:30] = 1.0
+    result = compare_tensors(want, got, 1e-4, 1e-4)
+    assert not result.ok and result.mismatches == 20
+    assert "20 of 100" in result.reason
+    assert len(result.details) == MAX_REPORTED + 1 and "and 15 more" in result.details[-1]
+    assert "at (10,)" in result.details[0]
+
+
+def test_nan_is_never_a_wildcard_and_inf_positions_must_match():
+    import torch
+
+    from harness.checks import compare_tensors
+
+    want = torch.tensor([1.0, float("nan"), float("inf")])
+    assert compare_tensors(want, want.clone(), 1e-4, 1e-4).ok
+    assert not compare_tensors(want, torch.tensor([1.0, 5.0, float("inf")]), 1e-4, 1e-4).ok
+    assert not compare_tensors(want, torch.tensor([float("nan"), float("nan"), float("inf")]), 1e-4, 1e-4).ok
+    assert not compare_tensors(want, torch.tensor([1.0, float("nan"), -float("inf")]), 1e-4, 1e-4).ok
+
+
+def test_tolerance_is_atol_plus_rtol_times_expected():
+    import torch
+
+    from harness.checks import compare_tensors
+
+    want = torch.tensor([100.0])
+    assert compare_tensors(want, torch.tensor([100.0 + 0.0100]), 1e-4, 1e-4).ok
+    assert not compare_tensors(want, torch.tensor([100.0 + 0.0102]), 1e-4, 1e-4).ok
+
+
+def test_dtype_and_shape_mismatch_are_incorrect():
+    import torch
+
+    from harness.checks import compare_tensors
+
+    assert "dtype" in compare_tensors(torch.zeros(3), torch.zeros(3, dtype=torch.float64), 1, 1).reason
+    assert "shape" in compare_tensors(torch.zeros(3), torch.zeros(4), 1, 1).reason
+
+
+def test_degeneracy_probe_finds_zero_and_constant_outputs():
+    import torch
+
+    from harness.checks import degeneracy
+
+    tiny = [[torch.full((50,), 1e-6)], [torch.full((50,), -2e-6)]]
+    assert "zeros" in degeneracy(tiny, [[torch.randn(50)]] * 2, 1e-4, 1e-4)
+    signal = [[torch.randn(50)], [torch.randn(50)]]
+    assert degeneracy(signal, [[torch.randn(50)]] * 2, 1e-4, 1e-4) == []
+    constant = [[torch.full((50,), 3.0)], [torch.full((50,), 3.0)]]
+    assert "constant" in degeneracy(constant, [[torch.randn(50)]] * 2, 1e-4, 1e-4)
+
+
+def test_overrides_rewrite_names_and_tuple_targets_so_derived_constants_follow():
+    from harness.sizes import apply_overrides
+
+    source = "a = 100\nb, c = 3, 4\nshape = (a, c)\n"
+    namespace = {}
+    exec(apply_overrides(source, {"a": 7, "c": 9}), namespace)
+    assert namespace["shape"] == (7, 9) and namespace["b"] == 3
+
+
+def test_overriding_a_missing_constant_is_a_user_error():
+    from harness.errors import UserError
+    from harness.sizes import apply_overrides
+
+    with pytest.raises(UserError, match="nope"):
+        apply_overrides("a = 1\n", {"nope": 2})
+
+
+def test_shrink_leaves_structural_constants_alone():
+    from harness.sizes import shrink_overrides
+
+    overrides = shrink_overrides("batch_size = 1024\nkernel_size = 3\nstride = 2\nnum_heads = 32\ndim = 4096\n", 8)
+    assert overrides == {"batch_size": 128, "dim": 512}
+
+
+def test_seeds_mix_the_secret_so_public_seeds_alone_do_not_predict_them():
+    from harness.seeds import mixed
+
+    assert mixed(42, 1) == mixed(42, 1)
+    assert mixed(42, 1) != mixed(42, 2) and mixed(42, 1) != mixed(43, 1)
+    assert 0 <= mixed(42, 1) < 2**63
+
+
+def test_usage_adds_up_and_marks_estimates():
+    from harness.usage import Usage, total
+
+    u = total([Usage(10, 2, 5, 1, 0.5, 1), Usage(1, 0, 1, 0, 0.25, 1, estimated=True)])
+    assert (u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens, u.calls) == (11, 2, 6, 1, 2)
+    assert u.cost_usd == pytest.approx(0.75) and u.estimated
+    assert Usage.from_dict(u.to_dict()) == u
+
+
+def test_registry_builds_by_name_and_lists_known_names_on_error():
+    from harness.errors import UserError
+    from harness.registry import create, names
+
+    assert {"reference", "inductor"} <= set(names("generator"))
+    assert create("generator", "reference").trusted_baseline
+    with pytest.raises(UserError, match="known generators: .*reference"):
+        create("generator", "no-such-generator")
+
+
+def test_run_file_survives_a_torn_last_line_and_loads_into_pandas(tmp_path):
+    from harness.results import RunWriter, load_runs, read_run
+
+    path = tmp_path / "run.jsonl"
+    writer = RunWriter(path, header={"run_id": "r1", "provenance": {"device": "CPU x"}, "config": {"suite": "kernelbench"}})
+    writer.append({"problem_id": "L1/1_A", "status": "ok", "correct": True, "speedup": 1.5})
+    writer.append({"problem_id": "L1/2_B", "status": "incorrect", "correct": False, "speedup": None})
+    with open(path, "a") as handle:
+        handle.write('{"type": "record", "problem_id": "L1/3_C", "sta')   # a killed writer
+    header, records = read_run(path)
+    assert header["schema"].startswith("crucible.run/1.") and len(records) == 2
+    frame = load_runs(tmp_path)
+    assert list(frame["problem_id"]) == ["L1/1_A", "L1/2_B"] and set(frame["hardware"]) == {"CPU x"}
+
+
+def test_unknown_schema_major_version_is_refused(tmp_path):
+    from harness.errors import UserError
+    from harness.results import read_run
+
+    path = tmp_path / "future.jsonl"
+    path.write_text(json.dumps({"type": "header", "schema": "crucible.run/2.0"}) + "\n")
+    with pytest.raises(UserError, match="not supported"):
+        read_run(path)
+
+
+def test_second_writer_does_not_write_a_second_header(tmp_path):
+    from harness.results import RunWriter, read_lines
+
+    path = tmp_path / "shared.jsonl"
+    RunWriter(path, header={"run_id": "a"})
+    RunWriter(path, header={"run_id": "a"}).append({"problem_id": "x"})
+    kinds = [line["type"] for line in read_lines(path)]
+    assert kinds == ["header", "record"]
+
+
+def test_floating_inputs_are_cast_but_integer_and_bool_inputs_never():
+    import torch
+
+    from harness.precision import cast_value
+
+    values = cast_value([torch.randn(2), torch.arange(3), torch.tensor([True]), 2.5], torch.float16, "cpu")
+    assert [v.dtype for v in values[:3]] == [torch.float16, torch.int64, torch.bool] and values[3] == 2.5
+
+
+def test_gpu_assignment_gives_each_xdist_worker_its_own_gpu():
+    from harness.runner import gpu_for_worker
+
+    assert [gpu_for_worker(f"gw{i}", 4) for i in range(6)] == [0, 1, 2, 3, 0, 1]
+    assert gpu_for_worker(None, 4) is None and gpu_for_worker("master", 4) is None
+
+
+def test_restricted_unpickler_refuses_code_execution():
+    import os
+    import pickle
+
+    from harness.worker.protocol import UnsafeMessage, load_untrusted
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, ("echo pwned",))
+
+    with pytest.raises(UnsafeMessage):
+        load_untrusted(pickle.dumps(Evil()))
+    assert load_untrusted(pickle.dumps({"ok": True, "times_ms": [1.0, math.pi]}))["ok"]
