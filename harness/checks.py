@@ -60,18 +60,20 @@ def compare_tensors(want, got, atol: float, rtol: float, label: str = "output") 
     if not want.is_floating_point() and not want.is_complex():
         mismatch = got != want
         return _report(mismatch, want, got, label, 0.0, 0.0, "values differ")
-    want64, got64 = want.double(), got.double()
-    special = _special_mismatch(want64, got64)
-    if special is not None and bool(special.any()):
-        return _report(special, want, got, label, 0.0, 0.0, "NaN/Inf positions differ")
-    finite = torch.isfinite(want64)
-    diff = torch.where(finite, (got64 - want64).abs(), torch.zeros_like(want64))
-    allowed = atol + rtol * want64.abs()
-    mismatch = finite & (diff > allowed)
+    # Half types are compared in float32 so the tolerance itself is not rounded.
+    work = torch.float32 if want.element_size() < 4 else want.dtype
+    want_w, got_w = want.to(work), got.to(work)
+    close = torch.isclose(got_w, want_w, rtol=rtol, atol=atol, equal_nan=True)
+    finite = torch.isfinite(want_w) & torch.isfinite(got_w)
+    diff = torch.where(finite, (got_w - want_w).abs(), torch.zeros((), dtype=work, device=want.device))
     max_abs = float(diff.max()) if diff.numel() else 0.0
-    rel = diff / want64.abs().clamp_min(1e-12)
-    max_rel = float(torch.where(finite, rel, torch.zeros_like(rel)).max()) if diff.numel() else 0.0
-    return _report(mismatch, want, got, label, max_abs, max_rel, f"values differ beyond atol={atol:g}, rtol={rtol:g}")
+    max_rel = float((diff / want_w.abs().clamp_min(1e-12)).max()) if diff.numel() else 0.0
+    if bool(close.all()):
+        return CheckResult(True, max_abs_err=max_abs, max_rel_err=max_rel)
+    special = _special_mismatch(want_w, got_w)
+    if bool(special.any()):
+        return _report(special, want, got, label, max_abs, max_rel, "NaN/Inf positions differ")
+    return _report(~close, want, got, label, max_abs, max_rel, f"values differ beyond atol={atol:g}, rtol={rtol:g}")
 
 
 def _special_mismatch(want, got):

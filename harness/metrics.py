@@ -32,6 +32,8 @@ NOT_COMPILED = frozenset({"compile_error", "rejected"})
 
 def number(value) -> float | None:
     """A finite float, or None for missing, NaN, infinite and non-numeric values."""
+    if type(value) is float:  # the common case, fast
+        return value if math.isfinite(value) else None
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -43,6 +45,8 @@ def number(value) -> float | None:
 
 def flags_of(record: dict) -> list[str]:
     flags = record.get("flags")
+    if flags is None or type(flags) is float or len(flags) == 0:  # missing, NaN, empty: the common cases
+        return []
     if hasattr(flags, "tolist") and not isinstance(flags, str):  # a numpy array from pandas/arrow
         flags = flags.tolist()
     if isinstance(flags, (list, tuple)):
@@ -97,6 +101,8 @@ def usage_of(record: dict) -> dict | None:
     usage = record.get("usage")
     if isinstance(usage, dict):
         return usage
+    if "input_tokens" not in record and "cost_usd" not in record:
+        return None
     flat = {name: record.get(name) for name in USAGE_FIELDS}
     return flat if any(number(value) is not None for value in flat.values()) else None
 
@@ -144,13 +150,17 @@ def _add_optional(total, value):
 def _absorb(outcome: ProblemOutcome, record: dict, baseline: str) -> None:
     outcome.attempts += 1
     outcome.compiled = outcome.compiled or attempt_compiled(record)
-    outcome.tokens = _add_optional(outcome.tokens, attempt_tokens(record))
-    outcome.cost_usd = _add_optional(outcome.cost_usd, attempt_cost(record))
+    usage = usage_of(record)
+    if usage is not None:
+        outcome.tokens = (outcome.tokens or 0) + int((number(usage.get("input_tokens")) or 0)
+                                                     + (number(usage.get("output_tokens")) or 0))
+        outcome.cost_usd = (outcome.cost_usd or 0.0) + (number(usage.get("cost_usd")) or 0.0)
     flags = flags_of(record)
     if flags:
         outcome.flagged_attempts += 1
         outcome.flags.extend(flag for flag in flags if flag not in outcome.flags)
-    if not attempt_correct(record):
+        return  # a flagged attempt is never correct
+    if not truthy(record.get("correct")):
         return
     outcome.correct_attempts += 1
     speedup = attempt_speedup(record, baseline)
@@ -279,7 +289,7 @@ def level_summary(
         "attempts": len(records),
         "correct": len(correct),
         "compiled": sum(1 for o in outcomes if o.compiled),
-        "flagged_records": sum(1 for r in records if flags_of(r)),
+        "flagged_records": sum(o.flagged_attempts for o in outcomes),
         "correctness_rate": _per(len(correct), problems),
         "compile_rate": _per(sum(1 for o in outcomes if o.compiled), problems),
         "geomean_speedup": geomean(o.speedup for o in correct),

@@ -144,11 +144,16 @@ def _coerced(line: dict) -> dict:
     row = {name: _text(line.get(name)) for name in TEXT_COLUMNS}
     row.update({name: number(line.get(name)) for name in NUMBER_COLUMNS})
     row.update({name: line[name] if isinstance(line.get(name), bool) else None for name in BOOL_COLUMNS})
-    row.update({name: [str(v) for v in line[name]] if isinstance(line.get(name), list) else None
-                for name in LIST_COLUMNS})
+    row.update({name: _text_list(line.get(name)) for name in LIST_COLUMNS})
     usage = line.get("usage") if isinstance(line.get("usage"), dict) else None
     row["usage"] = {name: number(usage.get(name)) for name in USAGE_FIELDS} if usage else None
     return row
+
+
+def _text_list(value) -> list[str] | None:
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    return [value] if isinstance(value, str) and value else None
 
 
 def _to_frame(table) -> pd.DataFrame:

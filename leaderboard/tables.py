@@ -40,11 +40,13 @@ def _clean(value):
 
 def entry_groups(frame: pd.DataFrame) -> dict[tuple, list[dict]]:
     """Records bucketed by board (suite, level, hardware, precision) and entry (generator, model)."""
+    if frame.empty:
+        return {}
     keys = list(BOARD_KEYS + ENTRY_KEYS)
     columns = [name for name in dict.fromkeys(keys + list(METRIC_COLUMNS)) if name in frame.columns]
     records = records_of(frame[columns])
-    groups = metrics.group_records(records, keys)
-    return {tuple(_clean(value) for value in key): rows for key, rows in groups.items()}
+    positions = frame.groupby(keys, dropna=False, sort=False).indices  # positional, unlike .groups
+    return {tuple(_clean(value) for value in key): [records[i] for i in index] for key, index in positions.items()}
 
 
 def summary_rows(frame: pd.DataFrame, baseline: str = "eager", sizes: dict | None = None,

@@ -81,6 +81,7 @@ class Refinement:
         self.last: Draft | None = None
         self.no_code: str | None = None
         self.stopped: str | None = None
+        self.optimisation_skipped: str | None = None
         self._profile_kw = _accepts(ctx.evaluate, "profile")
 
     def run(self) -> Candidate:
@@ -111,6 +112,10 @@ class Refinement:
         self.best = self._timed(correct)
         if not self.best.correct:  # wrong on the timed inputs: it was never correct
             self.last, self.best = self.best, None
+            return
+        if self.best.ms is None:  # nothing to profile or to beat (the CPU's Triton interpreter): save the tokens
+            remarks = "; ".join(map(str, self.best.record.get("remarks") or [])) or "no timing in the verdict"
+            self.optimisation_skipped = f"speed not measured ({remarks})"
             return
         while self.optimisation_used < self.forge.max_optimisation_passes:
             self.optimisation_used += 1
@@ -182,6 +187,8 @@ class Refinement:
             provenance["no_code"] = self.no_code
         if self.stopped:
             provenance["stopped"] = self.stopped
+        if self.optimisation_skipped:
+            provenance["optimisation_skipped"] = self.optimisation_skipped
         label = "best correct" if self.best else ("last (incorrect)" if chosen else "none")
         return Candidate(source=chosen.source if chosen else "", label=f"kforge {label}", usage=self.session.usage,
                          transcript=self.session.transcript, provenance=provenance,

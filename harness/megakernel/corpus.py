@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import pickle
 import random
 from dataclasses import dataclass
@@ -83,16 +82,47 @@ class _Lowerings:
         return label, pickle.loads(frozen)  # a private deep copy, fast
 
 
+CHUNKS = 8
+_POOLS: dict[int, "_Lowerings"] = {}
+
+
+def _pool(seed: int) -> "_Lowerings":
+    """The lowering pool of a seed, built once per process within a run."""
+    if seed not in _POOLS:
+        _POOLS.clear()
+        _POOLS[seed] = _Lowerings(random.Random(seed))
+    return _POOLS[seed]
+
+
 def build(seed: int = DEFAULT_SEED, size: int = DEFAULT_SIZE) -> list[Item]:
-    rng = random.Random(seed)
-    lowerings = _Lowerings(random.Random(rng.random()))
-    counts = {k: int(size * share) for k, share in SHARES.items()}
-    counts["random"] += size - sum(counts.values())
-    items = [Item(f"lowering/{i}:{label}", "lowering", "lowering", pickle.loads(text))
-             for i, (label, text) in enumerate(itertools.islice(itertools.cycle(lowerings.pool), counts["lowering"]))]
-    items += _single(rng, lowerings, counts["single"])
-    items += _multi(rng, lowerings, counts["multi"])
-    items += [Item(f"random/{i}", "random", "random", random_schedule(rng)) for i in range(counts["random"])]
+    """The whole corpus: the concatenation of its chunks, in order."""
+    return [item for chunk in range(CHUNKS) for item in build_chunk(seed, size, chunk)]
+
+
+def chunk_counts(size: int, chunk: int) -> dict[str, int]:
+    """How many items of each source chunk ``chunk`` holds (the chunks add up to ``size``)."""
+    counts = {}
+    for source, share in SHARES.items():
+        total = int(size * share) if source != "random" else 0
+        counts[source] = total // CHUNKS + (1 if chunk < total % CHUNKS else 0)
+    rest = size - sum(int(size * share) for source, share in SHARES.items() if source != "random")
+    counts["random"] = rest // CHUNKS + (1 if chunk < rest % CHUNKS else 0)
+    return counts
+
+
+def build_chunk(seed: int, size: int, chunk: int) -> list[Item]:
+    """One eighth of the corpus, deterministic in (seed, size, chunk) alone."""
+    lowerings = _pool(seed)
+    rng = random.Random(f"{seed}/{chunk}")
+    lowerings.rng = random.Random(f"{seed}/{chunk}/draw")
+    counts = chunk_counts(size, chunk)
+    start = sum(chunk_counts(size, k)["lowering"] for k in range(chunk))
+    pool = lowerings.pool
+    items = [Item(f"lowering/{chunk}.{i}:{pool[(start + i) % len(pool)][0]}", "lowering", "lowering",
+                  pickle.loads(pool[(start + i) % len(pool)][1])) for i in range(counts["lowering"])]
+    items += _single(rng, lowerings, counts["single"], chunk)
+    items += _multi(rng, lowerings, counts["multi"], chunk)
+    items += [Item(f"random/{chunk}.{i}", "random", "random", random_schedule(rng)) for i in range(counts["random"])]
     return items
 
 
@@ -103,27 +133,27 @@ def _base(rng: random.Random, lowerings: _Lowerings) -> tuple[str, dict]:
     return "random", random_schedule(rng)
 
 
-def _single(rng, lowerings, total: int) -> list[Item]:
+def _single(rng, lowerings, total: int, chunk: int) -> list[Item]:
     names = sorted(MUTATIONS)
     items = []
     for i in range(total):
-        fault = names[i % len(names)]
+        fault = names[(i + chunk * total) % len(names)]
         for attempt in range(50):
             label, doc = _base(rng, lowerings)
             if mutate(doc, fault, rng):
-                items.append(Item(f"mut/{fault}/{i}:{label}", "single", f"mut/{fault}", doc))
+                items.append(Item(f"mut/{fault}/{chunk}.{i}:{label}", "single", f"mut/{fault}", doc))
                 break
     return items
 
 
-def _multi(rng, lowerings, total: int) -> list[Item]:
+def _multi(rng, lowerings, total: int, chunk: int) -> list[Item]:
     names = sorted(MUTATIONS)
     items = []
     for i in range(total):
         label, doc = _base(rng, lowerings)
         faults = rng.sample(names, rng.randint(2, 3))
         applied = [f for f in faults if mutate(doc, f, rng)]
-        items.append(Item(f"multi/{i}:{'+'.join(applied)}:{label}", "multi", "multi", doc))
+        items.append(Item(f"multi/{chunk}.{i}:{'+'.join(applied)}:{label}", "multi", "multi", doc))
     return items
 
 

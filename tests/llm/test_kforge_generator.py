@@ -135,3 +135,18 @@ def test_transcripts_hold_every_step_for_the_drill_down(server, make_provider):
     assert first["kind"] == "functional" and first["pass"] == 1 and second["pass"] == 2
     assert first["messages"][-1]["role"] == "user" and "```python" in first["reply"]
     assert first["candidate_sha"] and first["reason"].endswith("rtol=1e-05")
+
+
+def test_no_optimisation_passes_are_spent_when_speed_cannot_be_measured(server, make_provider):
+    from tests.llm.fake_judge import FakeJudge
+
+    class UntimedJudge(FakeJudge):
+        def _time(self, source, record, profile):
+            record["remarks"] = ["speed_not_measured: Triton kernels ran in the CPU interpreter"]
+
+    server.reply(answer(CORRECT))
+    ctx = context(make_provider(), judge=UntimedJudge())
+    [candidate] = forge(max_optimisation_passes=3).generate(problem(), ctx)
+    assert len(server.requests) == 1 and candidate.source == CORRECT
+    assert candidate.provenance["optimisation_passes"] == 0
+    assert "CPU interpreter" in candidate.provenance["optimisation_skipped"]

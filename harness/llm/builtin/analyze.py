@@ -16,6 +16,7 @@ from harness.llm.builtin.ir import NoRule
 
 _PROBLEM_FUNCTIONS = {"get_inputs", "get_init_inputs"}
 _METADATA = {"SMALL", "FIXES", "EXCLUDE"}
+_OWN_IMPORTS = {"import math", "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl"}
 
 
 @dataclass
@@ -143,13 +144,13 @@ class _SuperRewriter(ast.NodeTransformer):
 def _preamble(tree: ast.Module, model_class: ast.ClassDef) -> str:
     """Imports, helper definitions and the constants that Model's body refers to."""
     kept = []
-    used = {n.id for n in ast.walk(model_class) if isinstance(n, ast.Name)}
+    used = _free_names(model_class)
     for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and ast.unparse(node) not in _OWN_IMPORTS:
             kept.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name not in _PROBLEM_FUNCTIONS | {"Model"}:
             kept.append(node)
-            used |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            used |= _free_names(node)
     assignments = [n for n in tree.body if isinstance(n, ast.Assign) and not _assigned_names(n) & _METADATA]
     changed = True
     while changed:  # constants can be defined from other constants: follow them to a fixed point
@@ -161,6 +162,17 @@ def _preamble(tree: ast.Module, model_class: ast.ClassDef) -> str:
                 changed = True
     kept.sort(key=lambda node: node.lineno)
     return "\n".join(ast.unparse(node) for node in kept)
+
+
+def _free_names(node: ast.AST) -> set[str]:
+    """Names read in ``node`` that it does not bind itself (parameters, local assignments)."""
+    loaded, bound = set(), set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            (loaded if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
+        elif isinstance(sub, ast.arg):
+            bound.add(sub.arg)
+    return loaded - bound
 
 
 def _assigned_names(node: ast.Assign) -> set[str]:

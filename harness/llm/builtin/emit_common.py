@@ -177,10 +177,10 @@ class Kernel:
             inner = _product(stage.dim(d) for d in range(stop, len(spans)))
             size = _product(stage.dim(d) for d in range(start, stop))
             stride = _product(stage.dim(d) for a, b, s in runs if s and a >= stop for d in range(a, b))
-            term = stage.flat if inner is None else f"({stage.flat} // {inner})"
+            term = stage.flat if inner is None else f"({stage.flat} // ({inner}))"
             if start > 0:
-                term = f"({term} % {size})"
-            terms.append(term if stride is None else f"{term} * {stride}")
+                term = f"({term} % ({size}))"
+            terms.append(term if stride is None else f"{term} * ({stride})")
         return terms
 
     def store(self, value: Value, pointer: str, scope: Scope) -> None:

@@ -79,7 +79,6 @@ FIXES = {
     "dropout": "both classifier dropouts have p=0.0 (published AlexNet uses 0.5): a train-mode "
                "mask would differ between reference and candidate",
     "degenerate_output": "weights use He initialisation (fan_in, zero biases); with PyTorch's "
-                         "default init every "
-                         "sample's output equalled the batch mean within 1e-2",
+                         "default init every sample's output equalled the batch mean within 1e-2",
 }
 EXCLUDE = None

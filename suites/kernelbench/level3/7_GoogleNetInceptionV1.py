@@ -101,7 +101,6 @@ FIXES = {
     "dropout": "the classifier dropout has p=0.0 (the paper uses 0.4): a train-mode mask would "
                "differ between reference and candidate",
     "degenerate_output": "weights use He initialisation (fan_in, zero biases); with PyTorch's "
-                         "default init every "
-                         "sample's output equalled the batch mean at 1e-4",
+                         "default init every sample's output equalled the batch mean at 1e-4",
 }
 EXCLUDE = None
