@@ -7,7 +7,9 @@ whether a cheap fake output would pass `torch.allclose(fake, expected, atol=tol,
   other  - the reference's own output on a second, independent input draw (the output does
            not depend on the input at this tolerance).
 Each is checked at tol 1e-4 (fp32) and 1e-2 (fp16/bf16). A problem is degenerate if any fake
-passes. Problems marked EXCLUDE are reported but not counted.
+passes. The column `moved` is the share of output elements that change beyond tolerance 1e-2
+between the two input draws: a low share means most of the output ignores the input.
+Problems marked EXCLUDE are reported but not counted.
 
 CPU:  python bench/kernelbench_level2_degeneracy.py --size small
       python bench/kernelbench_level2_degeneracy.py --size full --batch-cap 2 --only 8,23
@@ -80,6 +82,8 @@ def probe(path: Path, size: str, device: str, batch_cap: int | None) -> dict:
            "exclude": problem.exclude}
     for tol in TOLERANCES:
         row[tol] = fakes_that_pass(expected, other, tol)
+    moved = (other - expected).abs() > 1e-2 + 1e-2 * expected.abs()
+    row["moved"] = moved.float().mean().item()
     return row
 
 
@@ -93,13 +97,13 @@ def main() -> None:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     only = {int(i) for i in args.only.split(",")} if args.only else None
     degenerate = 0
-    print(f"{'id':>3} {'seconds':>8} {'absmax':>10} {'std':>10}  fp32-fakes        1e-2-fakes        name")
+    print(f"{'id':>3} {'seconds':>8} {'absmax':>10} {'std':>10} {'moved':>6}  fp32-fakes        1e-2-fakes        name")
     for path in problem_files(only):
         row = probe(path, args.size, args.device, args.batch_cap)
         bad = bool(row[1e-4] or row[1e-2]) or not row["finite"]
         degenerate += bad and row["exclude"] is None
         flag = "EXCLUDED" if row["exclude"] else ("DEGENERATE" if bad else "")
-        print(f"{row['id']:>3} {row['seconds']:8.3f} {row['absmax']:10.3g} {row['std']:10.3g}  "
+        print(f"{row['id']:>3} {row['seconds']:8.3f} {row['absmax']:10.3g} {row['std']:10.3g} {row['moved']:6.1%}  "
               f"{','.join(row[1e-4]) or '-':<17} {','.join(row[1e-2]) or '-':<17} {row['name']} {flag}", flush=True)
     print(f"degenerate and not excluded: {degenerate}")
 

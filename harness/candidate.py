@@ -53,3 +53,5 @@ class GenerationContext:
     llm: Any = None
     budget: Budget = field(default_factory=Budget)
     log: Callable[[str], None] = print
+    run_budget: Budget = field(default_factory=Budget)   # the whole run's limits ...
+    run_usage: Usage = field(default_factory=Usage)      # ... and what the run spent before this problem

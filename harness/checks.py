@@ -96,34 +96,45 @@ def _report(mismatch, want, got, label, max_abs, max_rel, what) -> CheckResult:
     return CheckResult(False, reason, max_abs, max_rel, count, details)
 
 
-def degeneracy(expected_trials: list[list], inputs_trials: list[list], atol: float, rtol: float) -> list[str]:
+class DegeneracyProbe:
     """Which trivial answers would pass every trial: zeros, the output's mean, an input passed through.
 
-    A non-empty list marks the problem degenerate: a 'correct' result on it proves little.
+    Fed one trial at a time (nothing is kept, so full-size problems cost no extra memory). A
+    non-empty ``found()`` marks the problem degenerate: a 'correct' result on it proves little.
     """
-    import torch
 
-    def passes(make) -> bool:
-        for expected in expected_trials:
-            for want in expected:
-                if not want.is_floating_point():
-                    return False
-                guess = make(want)
-                if guess is None or not compare_tensors(want, guess, atol, rtol).ok:
-                    return False
-        return True
+    def __init__(self, atol: float, rtol: float):
+        self.atol, self.rtol = atol, rtol
+        self.alive = {"zeros": True, "constant": True, "passthrough": True}
+        self.trials = 0
 
-    found = []
-    if passes(torch.zeros_like):
-        found.append("zeros")
-    if passes(lambda w: torch.full_like(w, float(w.double().mean())) if torch.isfinite(w).all() else None):
-        found.append("constant")
-    first_inputs = [t for t in inputs_trials[0] if isinstance(t, torch.Tensor)] if inputs_trials else []
-    if first_inputs and all(len(e) == 1 for e in expected_trials):
-        trial_inputs = iter(inputs_trials)
-        if passes(lambda w: _matching_input(next(trial_inputs, []), w)):
-            found.append("passthrough")
-    return found
+    def update(self, expected: list, inputs: list) -> None:
+        import torch
+
+        self.trials += 1
+        for want in expected:
+            if not want.is_floating_point():
+                self.alive = dict.fromkeys(self.alive, False)
+                return
+            guesses = {"zeros": lambda: torch.zeros_like(want),
+                       "constant": lambda: torch.full_like(want, float(want.double().mean()))
+                       if bool(torch.isfinite(want).all()) else None,
+                       "passthrough": lambda: _matching_input(inputs, want) if len(expected) == 1 else None}
+            for name, make in guesses.items():
+                if self.alive[name]:
+                    guess = make()
+                    self.alive[name] = guess is not None and compare_tensors(want, guess, self.atol, self.rtol).ok
+
+    def found(self) -> list[str]:
+        return [name for name, alive in self.alive.items() if alive] if self.trials else []
+
+
+def degeneracy(expected_trials: list[list], inputs_trials: list[list], atol: float, rtol: float) -> list[str]:
+    """The probe over already collected trials (see DegeneracyProbe)."""
+    probe = DegeneracyProbe(atol, rtol)
+    for expected, inputs in zip(expected_trials, inputs_trials):
+        probe.update(expected, inputs)
+    return probe.found()
 
 
 def _matching_input(inputs: list, want):

@@ -13,12 +13,20 @@ LLM_OPTIONS = (
     ("--samples", "samples", positive_int("--samples"), None, "direct: k samples per problem (default: 1)"),
     ("--temperature", "temperature", positive_float("--temperature"), None, "sampling temperature (default: generator's)"),
     ("--backend", "backend", str, None, "kernel language asked for: triton or cuda (load_inline) (default: triton)"),
+    ("--cassette", "cassette", str, None, "replay provider: the cassette file to replay (or to write with --llm-record)"),
+    ("--llm-record", "record", "flag", False, "replay provider: call the real endpoint and record the cassette"),
+    ("--max-functional-passes", "max_functional_passes", positive_int("--max-functional-passes"), None,
+     "kforge: repair passes until correct (default: generator's)"),
+    ("--max-optimisation-passes", "max_optimisation_passes", positive_int("--max-optimisation-passes"), None,
+     "kforge: profile-guided optimisation passes (default: generator's)"),
+    ("--parallel", "parallel", positive_int("--parallel"), None, "direct: samples requested at once (default: 1)"),
     ("--max-cost", "max_cost", positive_float("--max-cost"), None, "stop generating for a problem past this many dollars"),
     ("--max-tokens", "max_tokens", positive_int("--max-tokens"), None, "stop generating for a problem past this many tokens"),
     ("--run-max-cost", "run_max_cost", positive_float("--run-max-cost"), None, "stop generating in the run past this many dollars"),
     ("--run-max-tokens", "run_max_tokens", positive_int("--run-max-tokens"), None, "stop generating in the run past this many tokens"),
 )
-_GENERATOR_KWARGS = ("provider", "llm_model", "llm_base_url", "samples", "temperature", "backend")
+_GENERATOR_KWARGS = ("provider", "llm_model", "llm_base_url", "samples", "temperature", "backend", "cassette",
+                     "record", "max_functional_passes", "max_optimisation_passes", "parallel")
 
 
 def add_llm_arguments(parser, prefix: str = "") -> None:
@@ -27,11 +35,14 @@ def add_llm_arguments(parser, prefix: str = "") -> None:
 
     adder = getattr(parser, "add_argument", None) or parser.addoption
     for flag, dest, kind, default, text in LLM_OPTIONS:
-        adder(prefix + flag, dest=dest, type=kind if kind is str else typed(kind), default=default, help=text)
+        if kind == "flag":
+            adder(prefix + flag, dest=dest, action="store_true", default=default, help=text)
+        else:
+            adder(prefix + flag, dest=dest, type=kind if kind is str else typed(kind), default=default, help=text)
 
 
 def generator_options_from_args(args) -> dict:
-    return {name: getattr(args, name) for name in _GENERATOR_KWARGS if getattr(args, name, None) is not None}
+    return {name: getattr(args, name) for name in _GENERATOR_KWARGS if getattr(args, name, None) not in (None, False)}
 
 
 def budgets_from_args(args):

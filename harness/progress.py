@@ -49,6 +49,8 @@ def summary_lines(records: list[dict]) -> list[str]:
         s = level_summary(by_level[level])
         geo = f"{s['geomean_speedup']:.3f}" if s.get("geomean_speedup") else "n/a"
         sol = f"{s['median_sol_fraction']:.3f}" if s.get("median_sol_fraction") else "n/a"
-        lines.append(f"L{level}: {s['correct']}/{s['problems']} correct ({100 * s['correctness_rate']:.0f}%), "
-                     f"geomean speedup {geo}, fast_1 {s['fast_1']:.2f}, median SOL fraction {sol}")
+        rate = f"{100 * s['correctness_rate']:.0f}%" if s.get("correctness_rate") is not None else "n/a"
+        fast_1 = f"{s['fast_1']:.2f}" if s.get("fast_1") is not None else "n/a"
+        lines.append(f"L{level}: {s['correct']}/{s['problems']} correct ({rate}), "
+                     f"geomean speedup {geo}, fast_1 {fast_1}, median SOL fraction {sol}")
     return lines

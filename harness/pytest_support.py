@@ -23,8 +23,6 @@ def new_run_id() -> str:
 
 
 def add_options(group) -> None:
-    from harness.llm_options import LLM_OPTIONS
-
     add = group.addoption
     add("--generator", default="reference", help="kernel generator to benchmark (default: reference)")
     add("--level", default="1,2,3", help="KernelBench levels, e.g. 1,2 (default: 1,2,3)")
@@ -42,8 +40,9 @@ def add_options(group) -> None:
         help="time torch.compile of the reference too: on, off, auto = cuda only (default: auto)")
     add("--timing-budget-ms", type=_typed(positive_float("--timing-budget-ms")), default=None,
         help="budget of each adaptive timing phase (default: 2000 cuda, 500 cpu)")
-    for flag, dest, kind, default, text in LLM_OPTIONS:
-        add(flag, dest=dest, type=_typed(kind) if kind is not str else str, default=default, help=text)
+    from harness.llm_options import add_llm_arguments
+
+    add_llm_arguments(group)
 
 
 @dataclass(frozen=True)
@@ -102,9 +101,9 @@ def make_runner(config):
     except UserError as error:
         pytest.exit(f"crucible: {error}", returncode=4)
     run_id = worker.get("crucible_run_id") or config.stash[RUN_ID]
-    namespace = argparse.Namespace(**{k: opt(k) for k in ("provider", "llm_model", "llm_base_url", "samples",
-                                                           "temperature", "backend", "max_cost", "max_tokens",
-                                                           "run_max_cost", "run_max_tokens")})
+    from harness.llm_options import LLM_OPTIONS
+
+    namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
     budget, run_budget = budgets_from_args(namespace)
     runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
                     run_id=run_id, resume=opt("resume"), budget=budget, run_budget=run_budget,

@@ -65,7 +65,8 @@ class Runner:
         if stopped:
             return [Candidate("", provenance={"stopped": f"run {stopped}"})]
         ctx = GenerationContext(options=self.opts, evaluate=self._draft_evaluator(problem), budget=self.budget,
-                                device_facts=self._device_facts(), log=self.log)
+                                device_facts=self._device_facts(), log=self.log, run_budget=self.run_budget,
+                                run_usage=self.spent)
         try:
             candidates = list(self.generator.generate(problem, ctx))
         except Exception as error:  # noqa: BLE001 - a failing generator must not end the run
@@ -92,7 +93,8 @@ class Runner:
 
     def _record(self, problem: Problem, candidate: Candidate, attempt: int) -> dict:
         identity = {"generator": self.generator_name, "provider": candidate.provider, "model": candidate.model,
-                    "attempt": attempt, "stopped": candidate.provenance.get("stopped")}
+                    "attempt": attempt,
+                    "stopped": candidate.provenance.get("stopped") or candidate.provenance.get("no_code")}
         trusted = bool(getattr(self.generator, "trusted_baseline", False))
         record = evaluate(problem, candidate.source, self.opts, self.cache, identity=identity, baseline=trusted)
         self.spent = self.spent + candidate.usage

@@ -23,6 +23,8 @@ from harness.errors import UserError  # noqa: E402
 from leaderboard import charts, data, display, tables  # noqa: E402
 
 BASELINES = {"eager": "PyTorch eager", "compile": "torch.compile", "best": "faster of eager and torch.compile"}
+TABS = ("Rankings", "Problems", "Charts", "Flagged", "Megakernel")
+BIND = "query-params"  # every view has a URL: links can be shared, and screenshots taken per tab
 
 
 def results_path() -> str:
@@ -72,9 +74,10 @@ def sidebar(frame: pd.DataFrame) -> tuple[dict, str, bool]:
     selection = {}
     for column, label in (("suite", "Suite"), ("level", "Level"), ("hardware", "Hardware"),
                           ("precision", "Precision"), ("generator", "Generator")):
-        selection[column] = tuple(st.sidebar.multiselect(label, options(frame, column), key=f"filter_{column}"))
-    baseline = st.sidebar.radio("Speedup against", list(BASELINES), format_func=BASELINES.get, key="baseline")
-    with_ci = st.sidebar.checkbox("Bootstrap 95% intervals", value=True, key="with_ci")
+        selection[column] = tuple(st.sidebar.multiselect(label, options(frame, column), key=column, bind=BIND))
+    baseline = st.sidebar.radio("Speedup against", list(BASELINES), format_func=BASELINES.get, key="baseline",
+                                bind=BIND)
+    with_ci = st.sidebar.checkbox("Bootstrap 95% intervals", value=True, key="intervals", bind=BIND)
     return selection, baseline, with_ci
 
 
@@ -97,7 +100,7 @@ def problems_tab(frame: pd.DataFrame) -> None:
     if frame.empty:
         st.info("No records match the filters.")
         return
-    problem = st.selectbox("Problem", options(frame, "problem_id"), key="problem")
+    problem = st.selectbox("Problem", options(frame, "problem_id"), key="problem", bind=BIND)
     attempts = tables.problem_rows(frame[frame["problem_id"] == problem])
     shown = attempts.drop(columns=["run_file", "line_index"])
     st.dataframe(shown, hide_index=True, width="stretch")
@@ -149,6 +152,15 @@ def draw(build) -> None:
         st.info(f"Chart skipped: {reason}.")
 
 
+def flagged_tab(frame: pd.DataFrame) -> None:
+    st.caption("Results with integrity findings: kept and shown, never ranked.")
+    flagged = tables.flagged_records(frame)
+    if flagged.empty:
+        st.info("No flagged results match the filters.")
+        return
+    st.dataframe(flagged.drop(columns=["run_file", "line_index"]), hide_index=True, width="stretch")
+
+
 def megakernel_tab(summary: dict | None) -> None:
     if not summary:
         st.info("No megakernel results yet (results/megakernel/summary.json).")
@@ -175,20 +187,23 @@ def main() -> None:
     st.caption(f"{len(frame):,} records from {loaded.files} run files in `{results}` (read in {seconds:.2f} s).")
     selection, baseline, with_ci = sidebar(frame)
     filtered = apply_filters(frame, selection)
-    ranked, imported = board(results, stamp, tuple(selection.items()), baseline, with_ci)
-    tabs = st.tabs(["Rankings", "Problems", "Charts", "Flagged", "Megakernel"])
-    with tabs[0]:
-        rankings_tab(ranked, imported, baseline)
-    with tabs[1]:
-        problems_tab(filtered)
-    with tabs[2]:
-        charts_tab(filtered, ranked, baseline, tables.level_sizes(frame))
-    with tabs[3]:
-        flagged = tables.flagged_records(filtered)
-        st.caption("Results with integrity findings: kept and shown, never ranked.")
-        st.dataframe(flagged.drop(columns=["run_file", "line_index"]), hide_index=True, width="stretch")
-    with tabs[4]:
-        megakernel_tab(data.load_megakernel_summary(results))
-
+    tabs = dict(zip(TABS, st.tabs(list(TABS), key="tab", bind=BIND)))
+    sizes = tables.level_sizes(frame)
+    with tabs["Rankings"]:
+        if tabs["Rankings"].open:  # only the open tab is computed
+            rankings_tab(*board(results, stamp, tuple(selection.items()), baseline, with_ci), baseline)
+    with tabs["Problems"]:
+        if tabs["Problems"].open:
+            problems_tab(filtered)
+    with tabs["Charts"]:
+        if tabs["Charts"].open:
+            ranked = board(results, stamp, tuple(selection.items()), baseline, False)[0]
+            charts_tab(filtered, ranked, baseline, sizes)
+    with tabs["Flagged"]:
+        if tabs["Flagged"].open:
+            flagged_tab(filtered)
+    with tabs["Megakernel"]:
+        if tabs["Megakernel"].open:
+            megakernel_tab(data.load_megakernel_summary(results))
 
 main()

@@ -64,7 +64,7 @@ def _finish(figure, title: str):
 def fast_p_chart(curves: pd.DataFrame, title: str = "fast_p against speedup threshold p"):
     """One panel per level, one line per generator/model (``tables.fast_p_curves``)."""
     curves = curves.dropna(subset=["fast_p"]) if not curves.empty else curves
-    if curves.empty:
+    if curves.empty or not (curves["p"] > 0).any():
         raise NoData("no measured speedups: fast_p for p > 0 needs timed, correct kernels")
     curves = _labelled(curves)
     palette, levels = colours(curves["label"]), _levels(curves)

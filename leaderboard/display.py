@@ -35,7 +35,10 @@ def count(value) -> str:
 
 
 def with_interval(text: str, interval, fmt) -> str:
-    if not interval or missing(interval[0]) or missing(interval[1]):
+    """``1.40x [1.21x, 1.62x]``; the bare value when there is no interval or it has no width."""
+    if not isinstance(interval, (tuple, list)) or missing(interval[0]) or missing(interval[1]):
+        return text
+    if fmt(interval[0]) == fmt(interval[1]):
         return text
     return f"{text} [{fmt(interval[0])}, {fmt(interval[1])}]"
 
@@ -50,7 +53,7 @@ def ranking_display(table: pd.DataFrame, ranked: bool = True) -> pd.DataFrame:
     rows = []
     for row in table.to_dict("records"):
         rows.append({
-            **({"#": int(row["rank"])} if ranked and "rank" in row else {}),
+            **({"rank": int(row["rank"])} if ranked and "rank" in row else {}),
             "generator": row["generator"],
             "model": DASH if missing(row.get("model")) else row["model"],
             "fast_1": with_interval(percent(row["fast_1"]), row.get("fast_1_ci"), percent),

@@ -31,7 +31,7 @@ def label_chunk(seed: int, size: int, chunk: int, max_states: int = MAX_STATES,
     for item, verdict in zip(items, verdicts):
         truth = oracle.label(item.doc, max_states, runs, seed=zlib.crc32(item.id.encode()))
         rows.append(_row(item, verdict, truth))
-    return {"chunk": chunk, "rows": rows, "validate_s": validate_s,
+    return {"chunk": chunk, "rows": rows, "validate_s": validate_s, "digest": corpus.digest(items),
             "oracle_s": time.perf_counter() - oracle_s}
 
 

@@ -1,14 +1,96 @@
 """What the worker captures before the candidate is imported, and checks afterwards.
 
-The candidate runs in this process, so it can patch anything. These guards do not make that
-impossible; they make the common tricks visible (flags) and keep the worker's own timing on
-references taken before the candidate existed. The judge's clock is the independent check.
+The candidate runs in this process, so it can patch anything. The guards make that costly and
+visible rather than impossible:
+
+- the clocks, synchronise and event methods the worker times with are captured here, before the
+  candidate exists, so patching ``time`` or ``torch.cuda`` changes nothing the worker measures;
+- a snapshot of the functions the worker and torch rely on (clocks, the harness's own worker
+  modules, torch.Tensor, the pickler's reducers, builtins, signal handlers) is compared after
+  every operation: any change is a finding;
+- an audit hook (``harness.worker.audit``) refuses candidate code the routes into the harness
+  (frames, gc, class patching, trace hooks, signals, subprocesses, writes outside its directory)
+  and records the rest (threads are found by their frames, ctypes calls, exec of strings);
+- a Landlock sandbox (``harness.worker.sandbox``) enforces the file, network and signal limits
+  in the kernel where Linux has it.
+
+The judge's wall clock, checked outputs and fingerprints stay the independent checks.
+Findings are labels (``time.perf_counter``, ``patch:torch.Tensor.add``, ``thread:...``); the
+judge turns them into flags with ``flags_for``.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import threading
 import time
+
+# Label prefix -> flag. Snapshot labels are dotted names; audit findings are "<kind>:<detail>".
+TIMER_LABELS = ("time.", "torch.cuda.synchronize", "torch.cuda.Event", "torch.cuda.current_stream",
+                "torch._C._cuda_synchronize", "patch:torch.cuda")
+AUDIT_FLAGS = {"introspection": "introspection", "network": "network", "subprocess": "subprocess_started",
+               "signal": "signal_sent", "native": "native_call", "dynamic_exec": "dynamic_exec",
+               "filesystem": "filesystem_write", "disguise": "dynamic_exec", "thread": "thread_started"}
+_TIME_NAMES = ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns", "process_time",
+               "process_time_ns", "thread_time", "sleep")
+_TORCH_NAMES = ("allclose", "equal", "isclose", "testing", "Tensor", "manual_seed", "empty", "empty_like")
+_CUDA_NAMES = ("synchronize", "Event", "Stream", "current_stream", "default_stream", "set_stream", "stream")
+_CACHE_VARIABLES = ("TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
+_HARNESS_MODULES = ("harness.worker.handlers", "harness.worker.main", "harness.worker.protocol",
+                    "harness.worker.guards", "harness.worker.audit", "harness.checks", "harness.precision")
+
+
+def flags_for(labels) -> list[str]:
+    """The integrity flags a list of findings stands for (see docs/EXPLOITS_CORPUS.md)."""
+    flags = set()
+    for label in labels or ():
+        flags.add(_flag_for(str(label)))
+    return sorted(flags)
+
+
+def _flag_for(label: str) -> str:
+    kind, _, detail = label.partition(":")
+    if kind == "patch":
+        label = detail
+    elif detail and kind in AUDIT_FLAGS:
+        return AUDIT_FLAGS[kind]
+    if label.startswith(TIMER_LABELS) or ".Event." in label and label.endswith(("elapsed_time", "record")):
+        return "timer_patched"
+    if label.startswith("harness."):
+        return "harness_patched"
+    if label.startswith("signal."):
+        return "signal_handler"
+    return "runtime_patched"
+
+
+def _current(owner, key):
+    if isinstance(owner, dict):
+        return owner.get(key)
+    if isinstance(owner, type):
+        return owner.__dict__.get(key)
+    return getattr(owner, key, None)
+
+
+def _signal_handlers(_valid=signal.valid_signals, _get=signal.getsignal, _names=signal.Signals) -> dict:
+    handlers = {}
+    for number in _valid():
+        try:
+            handlers[_names(number).name] = _get(number)
+        except (ValueError, OSError):
+            continue
+    return handlers
+
+
+class _LaunchCounter:
+    """Triton launches that returned without raising. Kept apart from the guards: the wrapper that
+    increments it is reachable from triton's classes, and must lead nowhere else."""
+
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
 
 
 class Guards:
@@ -16,54 +98,151 @@ class Guards:
         torch = torch_module
         self.perf_counter = time.perf_counter
         self.perf_counter_ns = time.perf_counter_ns
-        self.originals = {"time.perf_counter": (time, "perf_counter", time.perf_counter),
-                          "time.perf_counter_ns": (time, "perf_counter_ns", time.perf_counter_ns),
-                          "time.time": (time, "time", time.time),
-                          "torch.Tensor.__init_subclass__": (torch.Tensor, "__init_subclass__",
-                                                             torch.Tensor.__dict__.get("__init_subclass__"))}
+        self.main_thread = threading.get_ident()
+        self.cuda_synchronize = self.event_record = self.event_elapsed = self.event_class = None
         if torch.cuda.is_available():
-            self.cuda_synchronize = torch.cuda.synchronize
-            event = torch.cuda.Event
-            self.event_record = event.record
-            self.event_elapsed = event.elapsed_time
-            self.event_class = event
-            self.originals.update({
-                "torch.cuda.synchronize": (torch.cuda, "synchronize", torch.cuda.synchronize),
-                "torch.cuda.Event": (torch.cuda, "Event", event),
-                "torch.cuda.Event.record": (event, "record", event.record),
-                "torch.cuda.Event.elapsed_time": (event, "elapsed_time", event.elapsed_time),
-            })
-        self.thread_count = threading.active_count()
-        self.triton_launches = 0
+            # The C function, not the Python wrapper: the wrapper looks torch._C up at every call.
+            self.cuda_synchronize = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize
+            self.event_class = torch.cuda.Event
+            self.event_record = torch.cuda.Event.record
+            self.event_elapsed = torch.cuda.Event.elapsed_time
+        self._launches = _LaunchCounter()
         if triton_module is not None:
-            self._hook_triton_launches()
+            _hook_triton_launches(self._launches)
+        self._import_watched_modules()
+        self.snapshot = _snapshot(torch)
+        self.signals = _signal_handlers()
+        self.read_audit = lambda: []
+        self.thread_findings: list[str] = []
+        self.sandbox = "not applied"
+        self._origins = None
 
-    def patched(self) -> list[str]:
-        """Names of captured functions that no longer are what they were."""
-        found = []
-        for label, (owner, attribute, original) in self.originals.items():
-            current = owner.__dict__.get(attribute) if isinstance(owner, type) else getattr(owner, attribute, None)
-            if current is not original:
-                found.append(label)
-        return found
+    @property
+    def triton_launches(self) -> int:
+        return self._launches.count
+
+    @staticmethod
+    def _import_watched_modules() -> None:
+        import harness.checks  # noqa: F401  (the worker calls it after every forward)
+        import harness.precision  # noqa: F401
+        import harness.worker.audit  # noqa: F401
+        import harness.worker.handlers  # noqa: F401
+        import harness.worker.protocol  # noqa: F401
+
+    def protect(self, workdir: str) -> None:
+        """Install the audit hook and the sandbox; called once, right before the candidate's import."""
+        from harness.worker import audit, sandbox
+
+        writable = [workdir, "/dev", "/dev/shm", f"/proc/{os.getpid()}"]
+        caches = tuple(os.environ.get(name, "") for name in _CACHE_VARIABLES)
+        self.read_audit = audit.install(workdir, tuple(writable), caches)
+        _report_thread_starts()
+        try:
+            self.sandbox = sandbox.apply(writable)
+        except (OSError, AttributeError) as error:  # no libc syscall() on this platform
+            self.sandbox = f"landlock: unavailable ({error})"
+
+    def patched(self, _current=_current, _signal_handlers=_signal_handlers) -> list[str]:
+        """Findings so far: captured functions that changed, signal handlers, audit and thread findings.
+        (Helpers are bound as defaults: rebinding this module's names cannot change the check.)"""
+        found = [label for label, (owner, key, original) in self.snapshot.items()
+                 if _current(owner, key) is not original]
+        found += [f"signal.{name}" for name, handler in _signal_handlers().items() if self.signals.get(name) is not handler]
+        return found + self.read_audit() + self.thread_findings
+
+    def scan_threads(self, _frames=sys._current_frames) -> int:
+        """Record threads other than the worker's own that are running candidate code right now."""
+        from harness.worker.audit import CANDIDATE, Origins
+
+        if self._origins is None:
+            caches = tuple(os.environ.get(name, "") for name in _CACHE_VARIABLES)
+            self._origins = Origins(os.path.realpath(os.getcwd()), caches)
+        origins = self._origins
+        for ident, frame in _frames().items():
+            if ident == self.main_thread:
+                continue
+            while frame is not None:
+                if origins.of(frame.f_code.co_filename) == CANDIDATE:
+                    label = f"thread:{frame.f_code.co_name} in {os.path.basename(frame.f_code.co_filename)}"
+                    if label not in self.thread_findings:
+                        self.thread_findings.append(label)
+                    break
+                frame = frame.f_back
+        return len(self.thread_findings)
 
     def new_threads(self) -> int:
-        return max(0, threading.active_count() - self.thread_count)
+        """Threads seen running candidate code, and thread starts the audit hook attributed to it."""
+        return self.scan_threads() + sum(1 for label in self.read_audit() if label.startswith("thread:"))
 
-    def _hook_triton_launches(self) -> None:
-        """Count Triton kernel launches (compiled or interpreted) by wrapping the launch methods."""
-        guards = self
-        for module_name, class_name in (("triton.runtime.jit", "JITFunction"),
-                                        ("triton.runtime.interpreter", "InterpretedFunction")):
-            try:
-                module = __import__(module_name, fromlist=[class_name])
-                cls = getattr(module, class_name)
-            except (ImportError, AttributeError):
-                continue
-            original = cls.run
 
-            def counted(self, *args, __original=original, **kwargs):
-                guards.triton_launches += 1
-                return __original(self, *args, **kwargs)
+def _snapshot(torch) -> dict:
+    """label -> (owner, attribute, object now): everything whose identity must not change."""
+    entries: dict = {}
 
-            cls.run = counted
+    def add(label_prefix, owner, names):
+        for name in names:
+            value = _current(owner, name)
+            if value is not None:
+                entries[f"{label_prefix}.{name}"] = (owner, name, value)
+
+    add("time", time, _TIME_NAMES)
+    add("torch", torch, _TORCH_NAMES)
+    add("torch.cuda", torch.cuda, _CUDA_NAMES)
+    add("torch._C", torch._C, ("_cuda_synchronize",))
+    add("torch.cuda.Event", torch.cuda.Event, list(vars(torch.cuda.Event)))
+    add("torch.Tensor", torch.Tensor, list(vars(torch.Tensor)))
+    if hasattr(torch._C, "TensorBase"):
+        add("torch._C.TensorBase", torch._C.TensorBase, list(vars(torch._C.TensorBase)))
+    add("sys", sys, ("_current_frames", "_getframe", "settrace", "setprofile", "audit", "addaudithook"))
+    for module_name in _HARNESS_MODULES:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            add(module_name, vars(module), [k for k in vars(module) if not k.startswith("__")])
+    import builtins
+    import copyreg
+    from multiprocessing.reduction import ForkingPickler
+
+    add("builtins", vars(builtins), [k for k in vars(builtins) if k != "_"])
+    add("multiprocessing.reduction.ForkingPickler._extra_reducers", ForkingPickler._extra_reducers,
+        list(ForkingPickler._extra_reducers))
+    add("copyreg.dispatch_table", copyreg.dispatch_table, list(copyreg.dispatch_table))
+    reductions = sys.modules.get("torch.multiprocessing.reductions")
+    if reductions is not None:
+        add("torch.multiprocessing.reductions", vars(reductions), [k for k in vars(reductions) if not k.startswith("__")])
+    return entries
+
+
+def _report_thread_starts() -> None:
+    """Raise an audit event at every thread start, so the hook can attribute it to its acting frame.
+    The wrapper holds the original and sys.audit only: nothing that leads back to the guards."""
+    import _thread
+
+    def wrap(original, _audit=sys.audit):
+        def start_new_thread(function, args, kwargs=None):
+            _audit("crucible.thread_start", getattr(function, "__qualname__", "?"))
+            return original(function, args, kwargs or {})
+
+        return start_new_thread
+
+    threading._start_new_thread = wrap(threading._start_new_thread)
+    _thread.start_new_thread = wrap(_thread.start_new_thread)
+
+
+def _hook_triton_launches(counter: _LaunchCounter) -> None:
+    """Count Triton kernel launches (compiled or interpreted) that complete: a launch that raises
+    (and is caught by a fallback) is not a kernel that ran."""
+    for module_name, class_name in (("triton.runtime.jit", "JITFunction"),
+                                    ("triton.runtime.interpreter", "InterpretedFunction")):
+        try:
+            module = __import__(module_name, fromlist=[class_name])
+            cls = getattr(module, class_name)
+        except (ImportError, AttributeError):
+            continue
+        original = cls.run
+
+        def counted(self, *args, __original=original, **kwargs):
+            result = __original(self, *args, **kwargs)
+            counter.count += 1
+            return result
+
+        cls.run = counted

@@ -1,36 +1,46 @@
-"""The worker's operations, one function per message the judge can send."""
+"""The worker's operations, one function per message the judge can send.
+
+Every helper a handler calls after the candidate exists is bound as a default argument when this
+module is imported (before the candidate is): rebinding ``handlers._timed_call`` or
+``harness.checks.flatten_outputs`` from candidate code changes nothing the worker does (the
+guards flag the attempt), and replacing a function's defaults or code is refused by the audit
+hook. ``HANDLERS`` is a read-only mapping for the same reason.
+"""
 
 from __future__ import annotations
 
+import os
+from types import MappingProxyType
 from typing import Any
+
+from harness.checks import flatten_outputs
 
 POISON_BYTES_MIN = 1 << 20
 
 
-def load(state, message: dict) -> dict:
-    """Import the candidate, build ModelNew under the judge's seed, copy the reference's weights."""
-    torch = state.torch
-    from harness.precision import apply_backend_flags, torch_dtype
+class _OutputTypeError(TypeError):
+    pass
 
-    apply_backend_flags(message["flags"])
-    state.device = message["device"]
-    if state.device == "cuda":
-        torch.cuda.set_device(message.get("gpu_index") or 0)
-    module = state.import_candidate(message["source"])
-    if not hasattr(module, "ModelNew"):
-        raise ImportError("the candidate defines no ModelNew class")
-    torch.manual_seed(message["init_seed"])
-    with torch.device(state.device):
-        model = module.ModelNew(*message["init_args"])
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"ModelNew(...) built a {type(model).__name__}, not a torch.nn.Module")
-    model = model.to(device=state.device, dtype=torch_dtype(message["precision"]))
-    loaded = _load_matching_weights(torch, model, message["state_dict"])
-    state.model = model
-    if state.device == "cuda":
-        l2 = torch.cuda.get_device_properties(0).L2_cache_size or (50 << 20)
-        state.flush_buffer = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")
-    return {"ok": True, "weights_loaded": loaded, "weights_total": len(message["state_dict"])}
+
+def _plain_outputs(torch, output, _flatten=flatten_outputs, _error=_OutputTypeError) -> list:
+    flat = _flatten(output)
+    if flat is None:
+        raise _error(f"forward returned {type(output).__module__}.{type(output).__name__}; "
+                     "it must return a plain torch.Tensor (or a tuple of them)")
+    return [t.detach() for t in flat]
+
+
+def fingerprint(tensor) -> float:
+    """A cheap content summary, compared by the judge with its own on the received output."""
+    # Summed in float64 inside the reduction (no float64 copy of a multi-GB output); NaN and Inf
+    # make the sum non-finite, which the judge compares by identity rather than by distance.
+    return float(tensor.detach().sum(dtype=torch_float64(tensor)))
+
+
+def torch_float64(tensor):
+    import torch
+
+    return torch.complex128 if tensor.is_complex() else torch.float64
 
 
 def _load_matching_weights(torch, model, reference_state: dict) -> int:
@@ -40,31 +50,6 @@ def _load_matching_weights(torch, model, reference_state: dict) -> int:
         with torch.no_grad():
             model.load_state_dict(matching, strict=False)
     return len(matching)
-
-
-def call(state, message: dict) -> dict:
-    """One correctness call on inputs the judge generated; memory poisoned first."""
-    torch = state.torch
-    _poison(state, message.get("poison_bytes", POISON_BYTES_MIN))
-    with torch.no_grad():
-        output = state.model(*message["inputs"])
-    flat = _plain_outputs(torch, output)
-    _sync(state)
-    return {"ok": True, "outputs": flat}
-
-
-def _plain_outputs(torch, output) -> list:
-    from harness.checks import flatten_outputs
-
-    flat = flatten_outputs(output)
-    if flat is None:
-        raise _OutputTypeError(f"forward returned {type(output).__module__}.{type(output).__name__}; "
-                               "it must return a plain torch.Tensor (or a tuple of them)")
-    return [t.detach() for t in flat]
-
-
-class _OutputTypeError(TypeError):
-    pass
 
 
 def _poison(state, nbytes: int) -> None:
@@ -81,35 +66,13 @@ def _sync(state) -> None:
         state.guards.cuda_synchronize()
 
 
-def set_timing_inputs(state, message: dict) -> dict:
-    state.timing_sets = message["sets"]
-    return {"ok": True, "count": len(state.timing_sets)}
-
-
-def time_calls(state, message: dict) -> dict:
-    """Time one call per index, each on its own input set; L2 flushed before each on CUDA.
-
-    The timed window closes only after a device-wide synchronize, so work on side streams counts.
-    Outputs are kept (the judge asks for them next) and fingerprinted at return.
-    """
-    torch = state.torch
-    times, fingerprints, state.retained = [], [], []
-    with torch.no_grad():
-        for index in message["indices"]:
-            inputs = state.timing_sets[index]
-            elapsed, output = _timed_call(state, inputs)
-            flat = _plain_outputs(torch, output)
-            times.append(elapsed)
-            fingerprints.append([fingerprint(t) for t in flat])
-            state.retained.append(flat)
-    return {"ok": True, "times_ms": times, "fingerprints": fingerprints}
-
-
 def _timed_call(state, inputs: list) -> tuple[float, Any]:
     guards = state.guards
     if state.device == "cuda":
-        state.flush_buffer.zero_()
+        # No synchronize between the flush and the start event: the flush keeps the GPU busy while
+        # the host dispatches the call (as triton's do_bench does), so idle gaps do not drop clocks.
         guards.cuda_synchronize()
+        state.flush_buffer.zero_()
         start, end = guards.event_class(enable_timing=True), guards.event_class(enable_timing=True)
         guards.event_record(start)
         output = state.model(*inputs)
@@ -122,9 +85,72 @@ def _timed_call(state, inputs: list) -> tuple[float, Any]:
     return (guards.perf_counter_ns() - begin) / 1e6, output
 
 
-def fingerprint(tensor) -> float:
-    """A cheap content summary, compared by the judge with its own on the received output."""
-    return float(tensor.detach().double().nan_to_num(0.0, 0.0, 0.0).sum())
+def load(state, message: dict, _load_weights=_load_matching_weights) -> dict:
+    """Import the candidate (guards armed first), build ModelNew under the judge's seed, copy weights."""
+    torch = state.torch
+    from harness.precision import apply_backend_flags, torch_dtype
+
+    apply_backend_flags(message["flags"])
+    state.device = message["device"]
+    if state.device == "cuda":
+        torch.cuda.set_device(message.get("gpu_index") or 0)
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size or (50 << 20)
+        state.flush_buffer = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")  # CUDA is up before the sandbox
+    state.guards.protect(os.getcwd())
+    module = state.import_candidate(message["source"])
+    if not hasattr(module, "ModelNew"):
+        raise ImportError("the candidate defines no ModelNew class")
+    torch.manual_seed(message["init_seed"])
+    with torch.device(state.device):
+        model = module.ModelNew(*message["init_args"])
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"ModelNew(...) built a {type(model).__name__}, not a torch.nn.Module")
+    model = model.to(device=state.device, dtype=torch_dtype(message["precision"]))
+    loaded = _load_weights(torch, model, message["state_dict"])
+    state.model = model
+    return {"ok": True, "weights_loaded": loaded, "weights_total": len(message["state_dict"]),
+            "sandbox": state.guards.sandbox}
+
+
+def call(state, message: dict, _poison=_poison, _plain=_plain_outputs, _sync=_sync) -> dict:
+    """One correctness call on inputs the judge generated; memory poisoned first. Reports the Triton
+    launches of this call alone, so a kernel launched only at import or in __init__ does not count."""
+    torch = state.torch
+    guards = state.guards
+    _poison(state, message.get("poison_bytes", POISON_BYTES_MIN))
+    launches = guards.triton_launches
+    with torch.no_grad():
+        output = state.model(*message["inputs"])
+    launches = guards.triton_launches - launches
+    guards.scan_threads()
+    flat = _plain(torch, output)
+    _sync(state)
+    return {"ok": True, "outputs": flat, "triton_launches": launches}
+
+
+def set_timing_inputs(state, message: dict) -> dict:
+    state.timing_sets = message["sets"]
+    return {"ok": True, "count": len(state.timing_sets)}
+
+
+def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, _fingerprint=fingerprint) -> dict:
+    """Time one call per index, each on its own input set; L2 flushed before each on CUDA.
+
+    The timed window closes only after a device-wide synchronize, so work on side streams counts.
+    Outputs are kept (the judge asks for them next) and fingerprinted at return; threads running
+    candidate code are looked for right after each call.
+    """
+    torch = state.torch
+    times, fingerprints, state.retained = [], [], []
+    with torch.no_grad():
+        for index in message["indices"]:
+            elapsed, output = _timed(state, state.timing_sets[index])
+            state.guards.scan_threads()
+            flat = _plain(torch, output)
+            times.append(elapsed)
+            fingerprints.append([_fingerprint(t) for t in flat])
+            state.retained.append(flat)
+    return {"ok": True, "times_ms": times, "fingerprints": fingerprints}
 
 
 def outputs(state, message: dict) -> dict:
@@ -132,7 +158,7 @@ def outputs(state, message: dict) -> dict:
     return {"ok": True, "outputs": [kept[i] for i in message["positions"]]}
 
 
-def profile(state, message: dict) -> dict:
+def profile(state, message: dict, _sync=_sync) -> dict:
     """Per-kernel times of a few calls from torch's profiler, for feedback to generators."""
     torch = state.torch
     from torch.profiler import ProfilerActivity
@@ -160,11 +186,22 @@ def _top_kernels(prof, on_gpu: bool, calls: int, limit: int = 12) -> list[dict]:
     return rows[:limit]
 
 
-HANDLERS = {
+def _answering(handler):
+    """Echo the judge's nonce: a message the candidate forged on the channel cannot carry it."""
+    def answer(state, message: dict, _handler=handler) -> dict:
+        reply = _handler(state, message)
+        if "nonce" in message:
+            reply["nonce"] = message["nonce"]
+        return reply
+
+    return answer
+
+
+HANDLERS = MappingProxyType({op: _answering(fn) for op, fn in {
     "load": load,
     "call": call,
     "set_timing_inputs": set_timing_inputs,
     "time": time_calls,
     "outputs": outputs,
     "profile": profile,
-}
+}.items()})

@@ -12,6 +12,8 @@ from typing import Any
 from harness.llm.builtin.emit_common import Kernel, Scope, Stage
 from harness.llm.builtin.emit_pointwise import Emitted, Tuning, call_args, describe_ops, launcher_inputs, returned
 
+# From this depth on, fp32 sums over K drift past a 1e-4 tolerance unless compensated.
+COMPENSATE_FROM_K = 4096
 _STRIDES = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn"]
 
 _PROLOGUE = [
@@ -34,13 +36,20 @@ _PROLOGUE = [
     "    a_rows = {a} + batch * stride_ab + offs_m[:, None] * stride_am",
     "    b_cols = {b} + batch * stride_bb + offs_n[None, :] * stride_bn",
     "    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)",
+    "    carry = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)",
     "    for k0 in range(0, K, BLOCK_K):",
     "        offs_k = k0 + tl.arange(0, BLOCK_K)",
     "        a_tile = tl.load(a_rows + offs_k[None, :] * stride_ak, mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), "
     "other=0.0)",
     "        b_tile = tl.load(b_cols + offs_k[:, None] * stride_bk, mask=(offs_k[:, None] < K) & (offs_n[None, :] < N), "
     "other=0.0)",
-    "        acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION)",
+    "        if COMPENSATE:  # long fp32 sums: Kahan-compensated accumulation of the per-block products",
+    "            partial = tl.dot(a_tile, b_tile, input_precision=PRECISION) - carry",
+    "            total = acc + partial",
+    "            carry = (total - acc) - partial",
+    "            acc = total",
+    "        else:",
+    "            acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION)",
     "    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)",
     "    flat = (batch * M + offs_m[:, None]) * N + offs_n[None, :]",
 ]
@@ -84,7 +93,8 @@ def emit_matmul(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
     header = [
         "@triton.jit",
         f"def {name}({kernel.signature(outputs, _STRIDES)}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, "
-        "BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr, WIDE: tl.constexpr):",
+        "BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr, COMPENSATE: tl.constexpr, "
+        "WIDE: tl.constexpr):",
     ] + [line.format(a=a_param, b=b_param) for line in _PROLOGUE]
     launcher = _launcher(kernel, group, tuning, index, core.layout, a_param, b_param)
     return Emitted(kernel="\n".join(header + lines) + "\n", launcher="\n".join(launcher) + "\n",
@@ -111,7 +121,8 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: st
         "    if M > 0 and N > 0:",
         "        grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN), batch)",
         f"        {kernel.name}[grid]({', '.join(args)}, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, "
-        f"GROUP_M={tuning.group_m}, PRECISION=precision, WIDE=wide, num_warps=warps, num_stages=stages)",
+        f"GROUP_M={tuning.group_m}, PRECISION=precision, COMPENSATE=K >= {COMPENSATE_FROM_K}, WIDE=wide, "
+        "num_warps=warps, num_stages=stages)",
         f"    return {returned(len(group.outputs))}",
     ]
     return lines

@@ -52,8 +52,8 @@ VARIANTS = {
         note="smaller tiles, more programs in flight",
     ),
 }
-REPAIR_ORDER = ("default", "conservative")
-TUNING_ORDER = ("default", "wide", "narrow")
+FALLBACK = "conservative"                 # what a failed attempt is retried with
+TUNING_ORDER = ("default", "wide", "narrow")  # what an "ok, make it faster" request walks through
 
 _EMITTERS = {"pointwise": emit_pointwise, "rows": emit_rows, "matmul": emit_matmul}
 
@@ -140,7 +140,9 @@ def _qualified_name(target: Any) -> str:
     from torch.fx.node import _get_qualified_name
 
     name = _get_qualified_name(target)
-    if not name.startswith("torch"):
+    if name.startswith("builtins."):
+        return name[len("builtins."):]
+    if not name.startswith(("torch.", "math.")):
         raise NoRule(f"a call to {name} that the generated file could not name")
     return name
 

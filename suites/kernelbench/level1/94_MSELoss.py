@@ -28,9 +28,11 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 64, "input_shape": (4093,)}
 FIXES = {
-    "input_distribution": "heavy-tailed signed inputs (randn * exp(0.5 * randn)) and a per-call scale in [0.5, "
-                          "1.5) instead of rand (upstream's rand(()) scale is kept in spirit)",
-    "degenerate_output": "a mean over 1e9 iid elements concentrates: without a per-call scale the loss is the "
-                         "same to ~1e-4 on every call, so a constant passes",
+    "input_distribution": "signed heavy-tailed inputs (randn * exp(0.5 * randn), kurtosis ~8) with a per-call "
+                          "scale in [0.5, 1.5) on the predictions, instead of rand with a rand(()) scale",
+    "degenerate_output": "on rand inputs the loss is the closed form s^2/3 - s/2 + 1/3 of the scale s to ~1e-5, "
+                         "and s is the max of a few thousand predictions (bounded support), so a kernel can skip "
+                         "the data; with unbounded inputs an estimate from n elements is off by ~sqrt(5 / n), so "
+                         "passing at 1e-4 takes nearly all of them",
 }
 EXCLUDE = None

@@ -28,9 +28,10 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 64, "input_shape": (4093,)}
 FIXES = {
-    "input_distribution": "heavy-tailed signed inputs (randn * exp(0.5 * randn)) and a per-call scale in [0.5, "
-                          "1.5) instead of rand",
-    "degenerate_output": "on rand inputs |predictions - targets| < 1 always, so the loss is 0.5 * MSE and its "
-                         "linear branch is never taken; now both branches carry weight",
+    "input_distribution": "signed heavy-tailed inputs (randn * exp(0.5 * randn), kurtosis ~8) with a per-call "
+                          "scale in [0.5, 1.5) on the predictions, instead of rand",
+    "degenerate_output": "on rand inputs |predictions - targets| < 1 always, so the loss is 0.5 * MSE (its linear "
+                         "branch is never taken) and a closed form of the rand(()) scale; now about half the "
+                         "differences fall on each side of beta = 1",
 }
 EXCLUDE = None

@@ -32,7 +32,8 @@ SMALL = {"batch_size": 64, "input_shape": (4093,)}
 FIXES = {
     "input_distribution": "softmax of Gaussian logits (spread 0.25-0.75 per call for predictions, 0.5 for "
                           "targets) instead of softmax of rand",
-    "degenerate_output": "softmax of rand over 16384 entries is nearly uniform, so the divergence is a small "
-                         "near-constant (~0.04-0.08) that a constant output matches at 1e-2",
+    "degenerate_output": "softmax of rand over 16384 entries is nearly uniform: the divergence is 0.04-0.08, a "
+                         "smooth function of the one rand(()) scale, and a constant is within 0.02 of it on every "
+                         "call",
 }
 EXCLUDE = None

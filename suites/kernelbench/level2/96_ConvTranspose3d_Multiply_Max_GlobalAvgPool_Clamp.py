@@ -36,7 +36,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, depth, height, width)]
+    # A per-(sample, channel) offset: the output averages over all positions, and averages of
+    # zero-mean noise are nearly equal for every sample, so without it x hardly matters.
+    x = torch.randn(batch_size, in_channels, depth, height, width)
+    return [x + torch.randn(batch_size, in_channels, 1, 1, 1)]
 
 
 def get_init_inputs():
@@ -44,5 +47,9 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "out_channels": 8, "depth": 4, "height": 8, "width": 8}
-FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn plus a per-(sample, channel) torch.randn offset instead of torch.rand",
+    "degenerate_output": "at full size the global average of identically distributed inputs is nearly the same "
+                         "for every sample: another input's output passed at tolerance 1e-2",
+}
 EXCLUDE = None

@@ -1,0 +1,139 @@
+"""``python -m harness schedules``: check one schedule, lower a config, or run the corpus.
+
+Exit codes: ``--check`` 0 accepted, 1 rejected; ``--corpus`` 0 when the validator has no false
+accepts and no false rejects where the oracle is exhaustive, else 1; 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from harness.errors import UserError
+
+DEFAULT_SUMMARY = "results/megakernel/summary.json"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("schedules", help="check, lower and stress megakernel schedules",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--check", metavar="FILE", help="validate one schedule (Crucible or AMK IR 0.2 JSON)")
+    action.add_argument("--lower", metavar="CONFIG", help="lower a preset name (tiny, small, llama-1b) or a JSON "
+                        "file {model, schedule, position, target} to a schedule")
+    action.add_argument("--corpus", action="store_true", help="build, label and score the adversarial corpus")
+    parser.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    parser.add_argument("--oracle", action="store_true", help="with --check: also run the oracle")
+    parser.add_argument("--out", metavar="FILE", help="with --lower: write the schedule here (default stdout)")
+    parser.add_argument("--amk", action="store_true", help="with --lower: write AutoMegaKernel IR 0.2")
+    parser.add_argument("--position", type=int, default=0, help="with --lower: decode position (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="with --corpus: corpus seed (default built in)")
+    parser.add_argument("--size", type=int, default=None, help="with --corpus: schedules (default 10400)")
+    parser.add_argument("--workers", type=int, default=None, help="with --corpus: processes (default: cores)")
+    parser.add_argument("--runs-dir", default="results/runs", help="with --corpus: run files (default results/runs)")
+    parser.add_argument("--summary", default=DEFAULT_SUMMARY, help=f"with --corpus: summary JSON (default {DEFAULT_SUMMARY})")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args) -> int:
+    try:
+        if args.check:
+            return _check(args)
+        if args.lower:
+            return _lower(args)
+        return _corpus(args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _check(args) -> int:
+    from harness.megakernel import oracle
+    from harness.megakernel.amk_io import normalise
+    from harness.megakernel.format import load
+    from harness.megakernel.validator import validate
+    from harness.megakernel.witness import witness_trace
+
+    doc = normalise(load(args.check))
+    verdict = validate(doc)
+    out = verdict.to_dict()
+    if not verdict.ok and verdict.violations[0]["class"] != "internal_error":
+        out["witness_trace"] = witness_trace(doc, verdict.violations[0])
+    if args.oracle:
+        out["oracle"] = oracle.label(doc)
+    if args.json:
+        print(json.dumps(out, default=str))
+    else:
+        print(f"{args.check}: {verdict.report()}")
+        if out.get("witness_trace") is not None:
+            print(f"  interleaving that shows it (tasks in completion order): {out['witness_trace']}")
+        if args.oracle:
+            o = out["oracle"]
+            print(f"  oracle ({o['mode']}, {o['states']} states): {'safe' if o['safe'] else 'UNSAFE ' + str(o['kinds'])}")
+    return 0 if verdict.ok else 1
+
+
+def _lower(args) -> int:
+    from harness.megakernel.amk_io import to_amk
+    from harness.megakernel.configs import PRESETS, TARGETS, ModelConfig, ScheduleConfig
+    from harness.megakernel.lowering import lower
+    from harness.megakernel.validator import validate
+
+    spec = _lower_spec(args.lower, PRESETS)
+    model = PRESETS[spec["model"]] if isinstance(spec.get("model"), str) else ModelConfig.from_dict(spec.get("model", {}))
+    sched = ScheduleConfig.from_dict(spec.get("schedule", {}))
+    target = spec.get("target")
+    target = TARGETS.get(target) if isinstance(target, str) else target
+    if isinstance(spec.get("target"), str) and target is None:
+        raise UserError(f"unknown target {spec['target']!r}; known: {sorted(TARGETS)}")
+    doc = lower(model, sched, spec.get("position", args.position), target)
+    text = json.dumps(to_amk(doc) if args.amk else doc, indent=1)
+    if args.out:
+        with open(args.out, "w") as handle:
+            handle.write(text + "\n")
+    else:
+        print(text)
+    verdict = validate(doc)
+    print(f"lowered {len(doc['tasks'])} tasks on {sched.num_sms} SMs: "
+          f"{'accepted' if verdict.ok else 'REJECTED ' + str(verdict.classes)}", file=sys.stderr)
+    return 0 if verdict.ok else 1
+
+
+def _lower_spec(value: str, presets: dict) -> dict:
+    if value in presets:
+        return {"model": value}
+    try:
+        with open(value) as handle:
+            spec = json.load(handle)
+    except OSError:
+        raise UserError(f"--lower {value!r}: not a preset ({', '.join(sorted(presets))}) and not a readable file") from None
+    except json.JSONDecodeError as error:
+        raise UserError(f"--lower {value}: not JSON ({error}); expected {{model, schedule, position, target}}") from None
+    if not isinstance(spec, dict):
+        raise UserError(f"--lower {value}: expected a JSON object {{model, schedule, position, target}}")
+    return spec
+
+
+def _corpus(args) -> int:
+    from harness.megakernel import corpus, records, report, suite
+
+    summary = records.new_summary()
+    seed = corpus.DEFAULT_SEED if args.seed is None else args.seed
+    size = corpus.DEFAULT_SIZE if args.size is None else args.size
+    rows = suite.corpus_part(summary, seed, size, args.workers)
+    suite.throughput_part(summary, seed, size)
+    print(report.table_text(summary["per_class"]))
+    for mode, c in summary["confusion"].items():
+        print(f"{mode:11s} n={c['n']:6d} true_reject={c['true_reject']} true_accept={c['true_accept']} "
+              f"false_reject={c['false_reject']} false_accept={c['false_accept']}")
+    t = summary["throughput"]
+    print(f"validator: {t['small_per_s']:.0f} small schedules/s (mean {t['small_mean_tasks']:.1f} tasks); "
+          f"largest lowering {t['largest']['tasks']} tasks in {t['largest']['seconds']:.3f} s")
+    records.write_summary(summary, args.summary)
+    path = records.write_run(summary, args.runs_dir)
+    print(f"wrote {args.summary} and {path}")
+    bad = [r for r in rows if r["accepted"] and not r["safe"]
+           or (not r["accepted"] and r["safe"] and r["mode"] == "exhaustive")]
+    return 1 if bad else 0

@@ -1,0 +1,64 @@
+"""The figure command: every figure type from result files, byte-identical on reruns."""
+
+import json
+
+import pytest
+
+from leaderboard import figures
+from leaderboard_fixtures import build_results
+
+BOARD = "kernelbench__nvidia-h200__fp32"
+EXPECTED = [f"{kind}__{BOARD}" for kind in
+            ("fast_p", "speedup_distribution", "refinement", "tokens_correctness", "cost_speedup")]
+EXPECTED += ["megakernel_validator", "megakernel_search_trajectory"]
+
+
+@pytest.fixture(scope="module")
+def generated(results_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    return out, figures.generate(results_dir, out, log=lambda message: None)
+
+
+def test_every_figure_type_is_written_as_png_and_pdf(generated):
+    out, outcome = generated
+    assert not outcome["skipped"]
+    for name in EXPECTED:
+        assert (out / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (out / f"{name}.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_same_inputs_give_byte_identical_files(generated, results_dir, tmp_path):
+    out, _ = generated
+    figures.generate(results_dir, tmp_path, log=lambda message: None)
+    for path in sorted(out.iterdir()):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_missing_data_skips_figures_with_a_reason(tmp_path):
+    results = build_results(tmp_path / "results", megakernel=False)
+    (results / "megakernel").mkdir()
+    (results / "megakernel" / "summary.json").write_text(json.dumps({"confusion": {"tp": 1, "tn": 1, "fp": 0, "fn": 0}}))
+    messages = []
+    outcome = figures.generate(results, tmp_path / "out", log=messages.append)
+    skipped = dict(outcome["skipped"])
+    assert set(skipped) == {"megakernel_search_trajectory"}
+    assert "trajectory" in skipped["megakernel_search_trajectory"]
+    assert (tmp_path / "out" / "megakernel_validator.png").exists()
+    assert "Skipped" in (tmp_path / "out" / "index.md").read_text()
+
+
+def test_runs_without_transcripts_usage_or_timings_skip_those_figures(tmp_path):
+    from harness.results import RunWriter
+    from leaderboard_fixtures import header, record
+
+    writer = RunWriter(tmp_path / "runs" / "20250101T000000Z-a_kernelbench_cpu.jsonl", header("reference", "run-cpu"))
+    writer.append(record("L1/1_Op1", "reference", speedup=None))
+    outcome = figures.generate(tmp_path, tmp_path / "out", log=lambda message: None)
+    skipped = {name.split("__")[0] for name, _ in outcome["skipped"]}
+    assert skipped == {"fast_p", "speedup_distribution", "refinement", "tokens_correctness", "cost_speedup",
+                       "megakernel_validator", "megakernel_search_trajectory"}
+
+
+def test_command_line_reports_bad_folders(tmp_path, capsys):
+    assert figures.main(["--results", str(tmp_path / "absent"), "--out", str(tmp_path / "out")]) == 2
+    assert "no such results folder" in capsys.readouterr().err
