@@ -259,8 +259,9 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
 def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> None:
     flags = record["flags"]
     timing = verdict.get("timing")
-    if verdict.get("patched") or (timing and timing.patched):
-        flags.append("timer_patched")
+    from harness.worker.guards import flags_for
+
+    flags += flags_for(list(verdict.get("patched") or []) + list(timing.patched if timing else []))
     if verdict.get("new_threads") or (timing and timing.new_threads):
         # torch.compile starts compile threads, so for the trusted baselines this is only a remark;
         # for a candidate it is a flag (work deferred to a thread is also caught by output checks).

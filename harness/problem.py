@@ -175,3 +175,13 @@ def _number_and_name(stem: str) -> tuple[int | None, str]:
     if match:
         return int(match.group(1)), match.group(2)
     return None, stem
+
+
+def problem_from_source(source: str, problem_id: str, *, level: int | None = None, suite: str = "generated",
+                        size: str = "full") -> Problem:
+    """A Problem from source text (for problems built at run time, e.g. a sub-module of a model)."""
+    metadata = read_metadata(source, problem_id)
+    number, name = _number_and_name(problem_id.rsplit("/", 1)[-1])
+    return Problem(id=problem_id, name=name, number=number, level=level, suite=suite, path=Path(f"<{problem_id}>"),
+                   size=size, source=source, small=metadata.get("SMALL") or {}, fixes=metadata.get("FIXES") or {},
+                   exclude=metadata.get("EXCLUDE"))

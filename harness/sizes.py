@@ -51,8 +51,13 @@ def _literal(value: Any) -> ast.expr:
     return ast.parse(repr(value), mode="eval").body
 
 
-def integer_constants(source: str) -> dict[str, int]:
-    """Top-level names bound to integer expressions (``N = 2048 * 2``), evaluated in order."""
+def _is_size(value) -> bool:
+    is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    return is_int(value) or (isinstance(value, tuple) and bool(value) and all(is_int(v) for v in value))
+
+
+def integer_constants(source: str) -> dict[str, Any]:
+    """Top-level names bound to integer (or tuple-of-integer) expressions (``N = 2048 * 2``), in order."""
     tree = ast.parse(source)
     scope: dict[str, Any] = {}
     found: dict[str, int] = {}
@@ -66,7 +71,7 @@ def integer_constants(source: str) -> dict[str, int]:
             except Exception:
                 continue
             scope[name] = value
-            if isinstance(value, int) and not isinstance(value, bool):
+            if _is_size(value):
                 found[name] = value
     return found
 
@@ -85,8 +90,13 @@ def shrink_overrides(source: str, factor: int) -> dict[str, int]:
     """Divide every size-like integer constant above 16 by ``factor`` (never below 16 or 1/factor-th)."""
     overrides = {}
     for name, value in integer_constants(source).items():
-        lowered = name.lower()
-        if value <= 16 or any(word in lowered for word in _STRUCTURAL):
+        if any(word in name.lower() for word in _STRUCTURAL):
             continue
-        overrides[name] = max(16, value // factor)
+        shrunk = tuple(_shrink(v, factor) for v in value) if isinstance(value, tuple) else _shrink(value, factor)
+        if shrunk != value:
+            overrides[name] = shrunk
     return overrides
+
+
+def _shrink(value: int, factor: int) -> int:
+    return value if value <= 16 else max(16, value // factor)

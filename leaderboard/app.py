@@ -8,6 +8,7 @@ The results folder comes from ``--results``, else ``$CRUCIBLE_RESULTS``, else ``
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -16,13 +17,16 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script by streamlit: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from harness.errors import UserError  # noqa: E402
 from leaderboard import charts, data, display, tables  # noqa: E402
 
-BASELINES = {"eager": "PyTorch eager", "compile": "torch.compile", "best": "faster of eager and torch.compile"}
+BASELINES = {"eager": "PyTorch eager", "compile": "torch.compile", "best": "the faster of eager and torch.compile"}
+TIMING_FIELDS = ("candidate_ms", "candidate_ms_iqr", "candidate_ms_ci", "candidate_n", "eager_ms", "compile_ms",
+                 "sol_ms", "sol_fraction", "flops", "bytes", "elapsed_s")
 TABS = ("Rankings", "Problems", "Charts", "Flagged", "Megakernel")
 BIND = "query-params"  # every view has a URL: links can be shared, and screenshots taken per tab
 
@@ -125,9 +129,9 @@ def show_record(record: dict) -> None:
         st.warning(record["reason"])
     for remark in record.get("remarks") or []:
         st.caption(remark)
-    timings = {k: record.get(k) for k in ("candidate_ms", "eager_ms", "compile_ms", "sol_ms", "sol_fraction",
-                                          "candidate_ms_ci", "candidate_n") if record.get(k) is not None}
-    st.json(timings, expanded=False)
+    timings = {k: record.get(k) for k in TIMING_FIELDS if record.get(k) is not None}
+    if timings:
+        st.table(pd.DataFrame({"value": [str(v) for v in timings.values()]}, index=list(timings)))
     st.code(record.get("candidate_source") or "(no source recorded)", language="python")
     for step in record.get("transcript") or []:
         title = f"step {step.get('step', '?')}: {step.get('verdict', step.get('role', ''))}" if isinstance(step, dict) else "step"
@@ -137,19 +141,55 @@ def show_record(record: dict) -> None:
         st.json({k: record.get(k) for k in ("provenance", "usage", "checks", "run_id", "candidate_sha")})
 
 
-def charts_tab(frame: pd.DataFrame, ranked: pd.DataFrame, baseline: str, sizes: dict) -> None:
-    own = frame[~frame["imported"]]
-    draw(lambda: charts.fast_p_chart(tables.fast_p_curves(own, baseline, sizes=sizes),
-                                     f"fast_p against p (speedup against {BASELINES[baseline]})"))
-    draw(lambda: charts.speedup_distribution_chart(tables.best_speedups(own, baseline), BASELINES[baseline]))
-    draw(lambda: charts.cost_speedup_chart(tables.cost_speedup_points(ranked)))
+CHARTS = ("fast_p", "speedup_distribution", "cost_speedup")
+
+
+@st.cache_data(max_entries=64, show_spinner="Drawing ...")
+def chart_png(kind: str, results: str, stamp: tuple, selection: tuple, baseline: str) -> bytes | str:
+    """A chart as PNG bytes, or the reason it cannot be drawn; cached, as drawing is the slow part."""
+    full = load(results, stamp)[0].frame
+    own = apply_filters(full, dict(selection))
+    own = own[~own["imported"]]
+    sizes = tables.level_sizes(full)
+    builders = {
+        "fast_p": lambda: charts.fast_p_chart(tables.fast_p_curves(own, baseline, sizes=sizes),
+                                              f"fast_p against p (speedup against {BASELINES[baseline]})"),
+        "speedup_distribution": lambda: charts.speedup_distribution_chart(tables.best_speedups(own, baseline),
+                                                                          BASELINES[baseline]),
+        "cost_speedup": lambda: charts.cost_speedup_chart(
+            tables.cost_speedup_points(board(results, stamp, selection, baseline, False)[0])),
+    }
+    try:
+        return figure_png(builders[kind]())
+    except charts.NoData as reason:
+        return str(reason)
+
+
+def figure_png(figure) -> bytes:
+    buffer = io.BytesIO()
+    with plt.rc_context(charts.STYLE):
+        figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def show_chart(png_or_reason: bytes | str) -> None:
+    if isinstance(png_or_reason, bytes):
+        st.image(png_or_reason)
+    else:
+        st.info(f"Chart skipped: {png_or_reason}.")
+
+
+def charts_tab(results: str, stamp: tuple, selection: tuple, baseline: str) -> None:
+    for kind in CHARTS:
+        show_chart(chart_png(kind, results, stamp, selection, baseline))
 
 
 def draw(build) -> None:
     try:
-        st.pyplot(build(), clear_figure=True)
+        show_chart(figure_png(build()))
     except charts.NoData as reason:
-        st.info(f"Chart skipped: {reason}.")
+        show_chart(str(reason))
 
 
 def flagged_tab(frame: pd.DataFrame) -> None:
@@ -162,13 +202,23 @@ def flagged_tab(frame: pd.DataFrame) -> None:
 
 
 def megakernel_tab(summary: dict | None) -> None:
-    if not summary:
+    view = data.megakernel_view(summary)
+    if not view:
         st.info("No megakernel results yet (results/megakernel/summary.json).")
         return
-    draw(lambda: charts.confusion_chart(summary))
-    if isinstance(summary.get("per_class"), dict):
-        st.table(pd.DataFrame(summary["per_class"]).T)
-    draw(lambda: charts.search_trajectory_chart(summary))
+    confusion = view.get("confusion", {})
+    throughput = (summary.get("throughput") or {}) if isinstance(summary.get("throughput"), dict) else {}
+    columns = st.columns(4)
+    columns[0].metric("Schedules judged", display.count(sum(confusion.values()) if confusion else None))
+    columns[1].metric("False accepts (unsafe passed)", display.count(confusion.get("fn")))
+    columns[2].metric("False rejects (safe refused)", display.count(confusion.get("fp")))
+    columns[3].metric("Validated per second", display.count(throughput.get("mixed_per_s")))
+    draw(lambda: charts.confusion_chart(view))
+    if view.get("per_class"):
+        st.dataframe(pd.DataFrame(view["per_class"]).T, width="stretch")
+    draw(lambda: charts.search_trajectory_chart(view))
+    with st.expander("Full summary"):
+        st.json(summary)
 
 
 def main() -> None:
@@ -188,7 +238,6 @@ def main() -> None:
     selection, baseline, with_ci = sidebar(frame)
     filtered = apply_filters(frame, selection)
     tabs = dict(zip(TABS, st.tabs(list(TABS), key="tab", bind=BIND)))
-    sizes = tables.level_sizes(frame)
     with tabs["Rankings"]:
         if tabs["Rankings"].open:  # only the open tab is computed
             rankings_tab(*board(results, stamp, tuple(selection.items()), baseline, with_ci), baseline)
@@ -197,8 +246,7 @@ def main() -> None:
             problems_tab(filtered)
     with tabs["Charts"]:
         if tabs["Charts"].open:
-            ranked = board(results, stamp, tuple(selection.items()), baseline, False)[0]
-            charts_tab(filtered, ranked, baseline, sizes)
+            charts_tab(results, stamp, tuple(selection.items()), baseline)
     with tabs["Flagged"]:
         if tabs["Flagged"].open:
             flagged_tab(filtered)

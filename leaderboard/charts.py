@@ -79,7 +79,7 @@ def fast_p_chart(curves: pd.DataFrame, title: str = "fast_p against speedup thre
     return _finish(figure, title)
 
 
-def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "faster of eager and torch.compile"):
+def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "the faster of eager and torch.compile"):
     """Per level, the spread of best correct speedups per entry (log scale), 1x marked."""
     if speedups.empty:
         raise NoData("no correct kernel with a measured speedup")
@@ -98,7 +98,7 @@ def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "fas
         axis.axhline(1.0, color="firebrick", linewidth=0.9, linestyle="--")
         axis.set_xticks(range(1, len(labels) + 1), labels, rotation=30, ha="right", fontsize=7)
         axis.set(title=f"Level {level}", ylabel="speedup (log)")
-    return _finish(figure, f"Speedup of correct kernels against the {baseline_name}")
+    return _finish(figure, f"Speedup of correct kernels against {baseline_name}")
 
 
 NICE_SPEEDUPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1, 1.1, 1.25, 1.5, 2, 3, 4, 5, 10, 20, 50, 100, 200, 500)
@@ -195,7 +195,7 @@ def confusion_chart(summary: dict | None):
     if not isinstance(confusion, dict) or not {"tp", "tn", "fp", "fn"} <= set(confusion):
         raise NoData("no megakernel summary with a confusion matrix {tp, tn, fp, fn}")
     per_class = (summary or {}).get("per_class") or {}
-    figure, axes = _panels(2 if per_class else 1, width=4.6, height=3.8)
+    figure, axes = _panels(2 if per_class else 1, width=4.6, height=max(3.8, 1.2 + 0.22 * len(per_class)))
     _confusion_panel(axes[0], confusion)
     if per_class:
         _per_class_panel(axes[1], per_class)
@@ -222,7 +222,13 @@ def _per_class_panel(axis, per_class: dict) -> None:
     accepted = [float(per_class[name].get("accepted", 0)) for name in names]
     axis.barh(names, rejected, color="firebrick", label="rejected")
     axis.barh(names, accepted, left=rejected, color="seagreen", label="accepted")
-    axis.set(xlabel="schedules", title="per class")
+    for row, name in enumerate(names):  # call out disagreements with the oracle
+        wrong = int(per_class[name].get("false_accept", 0)) + int(per_class[name].get("false_reject", 0))
+        if wrong:
+            axis.annotate(f"{wrong} wrong", (rejected[row] + accepted[row], row), fontsize=6, xytext=(3, -2),
+                          textcoords="offset points", color="black")
+    axis.set(xlabel="schedules", title="per class (oracle disagreements marked)")
+    axis.tick_params(axis="y", labelsize=6 if len(names) > 12 else 8)
     axis.legend(fontsize=7)
 
 
@@ -230,14 +236,14 @@ def search_trajectory_chart(summary: dict | None):
     """Best schedule cost found against search iteration."""
     trajectory = (summary or {}).get("search_trajectory")
     if not isinstance(trajectory, list) or not trajectory:
-        raise NoData("no megakernel schedule search trajectory in the summary")
+        raise NoData("the megakernel summary has no schedule search trajectory (search.trajectory)")
     frame = pd.DataFrame(trajectory)
     if not {"iteration", "best_cost"} <= set(frame.columns):
         raise NoData("search trajectory entries need 'iteration' and 'best_cost'")
     frame = frame.sort_values("iteration")
     figure, (axis,) = _panels(1, width=6.0, height=3.6)
     axis.step(frame["iteration"], frame["best_cost"], where="post", color=PALETTE[0], label="best so far")
-    if "cost" in frame:
+    if "cost" in frame and frame["cost"].notna().any():
         axis.scatter(frame["iteration"], frame["cost"], s=8, alpha=0.5, color=PALETTE[1], label="candidate")
     axis.set(xlabel="search iteration", ylabel="best schedule cost")
     axis.legend(fontsize=7)

@@ -209,3 +209,82 @@ def load_megakernel_summary(results: str | os.PathLike) -> dict | None:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError):
         return None
+
+
+CONFUSION_ALIASES = {"tp": "true_reject", "tn": "true_accept", "fp": "false_reject", "fn": "false_accept"}
+
+
+def megakernel_view(summary: dict | None) -> dict:
+    """The megakernel summary in one shape for the charts, whichever layout wrote it:
+    ``confusion`` {tp, tn, fp, fn} (positive = unsafe, flagged by rejecting), ``per_class``
+    {class: {total, rejected, accepted, false_accept, false_reject}} and ``trajectory``
+    [{iteration, cost, best_cost}]; a part the summary lacks is left out."""
+    summary = summary if isinstance(summary, dict) else {}
+    view = {}
+    confusion = _confusion(summary.get("confusion"))
+    if confusion:
+        view["confusion"] = confusion
+    per_class = _per_class(summary.get("per_class"))
+    if per_class:
+        view["per_class"] = per_class
+    trajectory = _trajectory(summary)
+    if trajectory:
+        view["search_trajectory"] = trajectory
+    return view
+
+
+def _confusion(confusion) -> dict | None:
+    if not isinstance(confusion, dict):
+        return None
+    if isinstance(confusion.get("all"), dict):  # split by oracle mode, with the total under "all"
+        confusion = confusion["all"]
+    values = {}
+    for short, long in CONFUSION_ALIASES.items():
+        value = confusion.get(short, confusion.get(long))
+        if not isinstance(value, (int, float)):
+            return None
+        values[short] = int(value)
+    return values
+
+
+def _per_class(per_class) -> dict:
+    if isinstance(per_class, list):  # [{class, n, rejected, ...}]
+        per_class = {str(row.get("class")): row for row in per_class if isinstance(row, dict)}
+    if not isinstance(per_class, dict):
+        return {}
+    rows = {}
+    for name, row in per_class.items():
+        if not isinstance(row, dict):
+            continue
+        total = row.get("total", row.get("n"))
+        rejected = row.get("rejected")
+        if not isinstance(total, (int, float)) or not isinstance(rejected, (int, float)):
+            continue
+        rows[name] = {"total": int(total), "rejected": int(rejected),
+                      "accepted": int(row.get("accepted", total - rejected)),
+                      "false_accept": int(row.get("false_accept", 0) or 0),
+                      "false_reject": int(row.get("false_reject", 0) or 0)}
+    return rows
+
+
+def _trajectory(summary: dict) -> list[dict]:
+    """Per search iteration the candidate's cost and the best kept cost so far."""
+    search = summary.get("search") if isinstance(summary.get("search"), dict) else {}
+    entries = summary.get("search_trajectory") or search.get("trajectory") or []
+    rows, best = [], None
+    for index, entry in enumerate(e for e in entries if isinstance(e, dict)):
+        cost = _first_number(entry, ("cost", "makespan_us", "best_cost"))
+        if entry.get("status", "kept") == "kept" and cost is not None:
+            best = cost if best is None else min(best, cost)
+        given_best = _first_number(entry, ("best_cost", "best_makespan_us"))
+        rows.append({"iteration": entry.get("iteration", index), "cost": cost,
+                     "best_cost": given_best if given_best is not None else best})
+    return [row for row in rows if row["best_cost"] is not None]
+
+
+def _first_number(entry: dict, keys) -> float | None:
+    for key in keys:
+        value = entry.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 from harness.errors import UserError
 from harness.results import load_records
 from leaderboard import charts, tables
-from leaderboard.data import load_frame, load_megakernel_summary, runs_folder
+from leaderboard.data import load_frame, load_megakernel_summary, megakernel_view, runs_folder
 
 PNG_METADATA = {"Software": None}
 PDF_METADATA = {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}
@@ -59,6 +59,7 @@ def board_figures(frame, records) -> dict[str, Callable]:
 
 
 def megakernel_figures(summary: dict | None) -> dict[str, Callable]:
+    summary = megakernel_view(summary)
     return {
         "megakernel_validator": lambda: charts.confusion_chart(summary),
         "megakernel_search_trajectory": lambda: charts.search_trajectory_chart(summary),

@@ -129,8 +129,9 @@ def take_all(results: str | Path, out: str | Path, problem: str | None = None, l
     with serve(results) as url:
         rendered_dom(browser, url, "<table")  # warm the server: first runs load and cache the results
         for name, tab, params, size in pages:
-            path = out / f"leaderboard_{name}.png"
-            if screenshot(browser, tab_url(url, tab, **params), path, size):
+            path, page = out / f"leaderboard_{name}.png", tab_url(url, tab, **params)
+            chromium(browser, "--dump-dom", page)  # a first visit draws and caches the tab's charts
+            if screenshot(browser, page, path, size):
                 written.append(path)
                 log(f"wrote {path}")
             else:

@@ -19,22 +19,24 @@ class Graph:
     def __init__(self, c: Compiled):
         self.c = c
         size = len(c.task_ids)
-        self.qpred, self.qsucc = [-1] * size, [-1] * size
+        self.qpred, self.qsucc = qpred, qsucc = [-1] * size, [-1] * size
         last: dict[int, int] = {}
         for i, sm in enumerate(c.sm):
             prev = last.get(sm)
             if prev is not None:
-                self.qpred[i], self.qsucc[prev] = prev, i
+                qpred[i] = prev
+                qsucc[prev] = i
             last[sm] = i
-        self.prods: list[list[int]] = [[] for _ in c.counter_ids]
+        self.prods = prods = [[] for _ in c.counter_ids]
         for i, counter in enumerate(c.out):
-            self.prods[counter].append(i)
-        self.waiters: list[list[tuple[int, int]]] = [[] for _ in c.counter_ids]
-        self.need0 = [0 if p < 0 else 1 for p in self.qpred]
+            prods[counter].append(i)
+        self.waiters = waiters = [[] for _ in c.counter_ids]
+        self.need0 = need0 = [0 if p < 0 else 1 for p in qpred]
         for i, waits in enumerate(c.waits):
-            self.need0[i] += len(waits)
-            for counter, k in waits:
-                self.waiters[counter].append((i, k))
+            if waits:
+                need0[i] += len(waits)
+                for counter, k in waits:
+                    waiters[counter].append((i, k))
 
     def completable(self, excluded=()) -> list[int]:
         """Tasks in an order a sequential execution could complete them (never those in

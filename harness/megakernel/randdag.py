@@ -32,7 +32,10 @@ def _task_plan(b, rng, t, width, readonly, written, counter_of) -> dict:
     reads = rng.sample(readonly, rng.randint(0, 1))
     if written:
         reads += [buf for buf, _ in rng.sample(written, min(len(written), rng.randint(1, 2)))]
-    share = counter_of and rng.random() < 0.25
+    # Share the previous task's counter (a multi-producer join) only when this task does not read
+    # what that task wrote: otherwise every full wait on the counter would wait on itself.
+    previous = {buf for buf, task in written if task == t - 1}
+    share = counter_of and not previous & set(reads) and rng.random() < 0.3
     counter_of.append(counter_of[-1] if share else b.counter(f"c{t}"))
     out, region = _output(b, rng, t, width, written)
     written.append((out, t))
@@ -62,9 +65,11 @@ def _emit(b, rng, plans, counter_of, sms) -> None:
     for c in counter_of:
         producers[c] = producers.get(c, 0) + 1
     for t, plan in enumerate(plans):
-        needed = {counter_of[w] for buf in plan["reads"] for w in writers.get(buf, ()) if w != t}
-        waits = [(c, _threshold(rng, producers[c])) for c in sorted(needed) if rng.random() > 0.08]
-        if rng.random() < 0.05:
+        # Wait for the writers generated before this task; a writer generated later stays unordered
+        # (a read-after-write race) unless the list order happens to serialise them.
+        needed = {counter_of[w] for buf in plan["reads"] for w in writers.get(buf, ()) if w < t}
+        waits = [(c, _threshold(rng, producers[c])) for c in sorted(needed) if rng.random() > 0.06]
+        if rng.random() < 0.04:
             c = rng.choice(counter_of)
             waits.append((c, producers[c]))
         regions = {plan["out"]: plan["region"]} if plan["region"] else None
@@ -74,16 +79,14 @@ def _emit(b, rng, plans, counter_of, sms) -> None:
 
 def _threshold(rng, n: int) -> int:
     roll = rng.random()
-    if roll < 0.06 and n > 1:
-        return rng.randint(1, n - 1)
-    if roll < 0.09:
-        return n + 1
-    return n
+    if roll < 0.08:
+        return rng.randint(1, n - 1) if n > 1 else n
+    return n + 1 if roll < 0.10 else n
 
 
 def _noise(doc: dict, rng: random.Random) -> None:
     tasks, acts = doc["tasks"], [x for x in doc["buffers"] if x["kind"] == "ACTIVATION"]
-    if len(tasks) >= 2 and rng.random() < 0.15:
+    if len(tasks) >= 2 and rng.random() < 0.12:
         i, j = rng.sample(range(len(tasks)), 2)
         tasks[i], tasks[j] = tasks[j], tasks[i]
     if len(acts) >= 2 and rng.random() < 0.2:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import chain
 from operator import sub
 
-from harness.megakernel.format import (DTYPES, FORMAT_MAJOR, FORMAT_NAME, KINDS, MAX_INPUTS,
+from harness.megakernel.format import (DTYPES, FORMAT, FORMAT_MAJOR, FORMAT_NAME, KINDS, MAX_INPUTS,
                                        MAX_OUTPUTS, MAX_RANK, MAX_WAITS, ON_CHIP_SPACES,
                                        READ_ONLY_KINDS, SPACES)
 
@@ -331,9 +331,9 @@ _EMPTY_DICT: dict = {}
 
 
 def _fast(doc) -> Compiled | None:
-    if type(doc) is not dict or not _format_ok(doc.get("format")):
+    if type(doc) is not dict or (doc.get("format") != FORMAT and not _format_ok(doc.get("format"))):
         return None
-    target, buffers, counters, tasks = (doc.get(k) for k in ("target", "buffers", "counters", "tasks"))
+    target, buffers, counters, tasks = doc.get("target"), doc.get("buffers"), doc.get("counters"), doc.get("tasks")
     if type(target) is not dict or type(buffers) is not list or type(counters) is not list \
             or type(tasks) is not list:
         return None
@@ -363,116 +363,76 @@ def _fast_target(target: dict, c: Compiled) -> bool:
 
 
 def _fast_buffers(buffers: list, c: Compiled) -> dict | None:
-    # Column at a time: the loops run in C (map, set, min/max), which is what makes small
-    # schedules cheap. A missing key or a non-object raises and sends us to the careful reader.
-    ids = [b["id"] for b in buffers]
-    kinds = [b["kind"] for b in buffers]
-    shapes = [b["shape"] for b in buffers]
-    spaces = [b.get("space", "HBM") for b in buffers]
-    if not (set(map(type, buffers)) <= _DICT_ONLY and set(map(type, ids)) <= _INT_ONLY
-            and len(set(ids)) == len(ids) and set(kinds) <= _KINDS and set(spaces) <= _SPACES
-            and {b["dtype"] for b in buffers} <= _DTYPES and set(map(type, shapes)) <= _LIST_ONLY):
-        return None
-    dims = list(chain.from_iterable(shapes))
-    if buffers and (min(map(len, shapes)) < 1 or max(map(len, shapes)) > MAX_RANK
-                    or not set(map(type, dims)) <= _INT_ONLY or min(dims) < 1):
-        return None
-    c.buf_ids, c.buf_kind, c.buf_shape = ids, kinds, shapes
-    c.buf_onchip = [space in ON_CHIP_SPACES for space in spaces]
-    return dict(zip(ids, range(len(ids))))
+    index: dict[int, int] = {}
+    ids, kinds, onchip, shapes = c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape
+    for b in buffers:
+        bid, kind, shape, space = b["id"], b["kind"], b["shape"], b.get("space", "HBM")
+        if (type(b) is not dict or type(bid) is not int or bid in index or kind not in _KINDS or space not in _SPACES
+                or b["dtype"] not in _DTYPES or type(shape) is not list or not 0 < len(shape) <= MAX_RANK
+                or not _INT_ONLY.issuperset(map(type, shape)) or min(shape) < 1):
+            return None
+        index[bid] = len(ids)
+        ids.append(bid)
+        kinds.append(kind)
+        onchip.append(space in ON_CHIP_SPACES)
+        shapes.append(shape)
+    return index
 
 
 def _fast_counters(counters: list, c: Compiled) -> dict | None:
-    ids = [counter["id"] for counter in counters]
-    inits = [counter.get("init", 0) for counter in counters]
-    if not (set(map(type, counters)) <= _DICT_ONLY and set(map(type, ids)) <= _INT_ONLY
-            and len(set(ids)) == len(ids) and set(map(type, inits)) <= _INT_ONLY and not any(inits)):
-        return None
-    c.counter_ids = ids
-    return dict(zip(ids, range(len(ids))))
+    index: dict[int, int] = {}
+    for counter in counters:
+        cid, init = counter["id"], counter.get("init", 0)
+        if type(counter) is not dict or type(cid) is not int or cid in index or type(init) is not int or init:
+            return None
+        index[cid] = len(index)
+    c.counter_ids = list(index)
+    return index
 
 
 def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
-    if not set(map(type, tasks)) <= _DICT_ONLY:
-        return False
-    tids = [t["id"] for t in tasks]
-    ins = [t["inputs"] for t in tasks]
-    outs = [t["outputs"] for t in tasks]
-    waits = [t.get("waits", _EMPTY) for t in tasks]
-    sms = [t["sm"] for t in tasks]
-    counters = [t["out_counter"] for t in tasks]
-    if not (set(map(type, tids)) <= _INT_ONLY and len(set(tids)) == len(tids)
-            and set(map(type, ins)) <= _LIST_ONLY and set(map(type, outs)) <= _LIST_ONLY
-            and set(map(type, waits)) <= _LIST_ONLY and set(map(type, sms)) <= _INT_ONLY
-            and set(map(type, counters)) <= _INT_ONLY and set(counters) <= cindex.keys()
-            and {type(t["op"]) for t in tasks} <= _STR_ONLY
-            and {type(t.get("params", _EMPTY_DICT)) for t in tasks} <= _DICT_ONLY):
-        return False
-    if tasks and (min(sms) < 0 or max(sms) >= c.num_sms or max(map(len, ins)) > MAX_INPUTS
-                  or max(map(len, outs)) > MAX_OUTPUTS or max(map(len, waits)) > MAX_WAITS
-                  or len(set(sms)) > c.max_resident):
-        return False
-    refs = list(chain.from_iterable(ins)) + list(chain.from_iterable(outs))
-    if not set(map(type, refs)) <= _INT_ONLY or not set(refs) <= bindex.keys():
-        return False
-    lookup = bindex.__getitem__
-    c.outputs = [list(map(lookup, o)) for o in outs]
-    kinds = c.buf_kind
-    if any(kinds[b] in READ_ONLY_KINDS for b in set(chain.from_iterable(c.outputs))):
-        return False
-    c.waits = _fast_waits(waits, cindex)
-    c.boxes = _fast_regions(tasks, outs, bindex, c)
-    if c.waits is None or c.boxes is None:
-        return False
-    c.task_ids, c.sm, c.inputs = tids, sms, [list(map(lookup, i)) for i in ins]
-    c.out = list(map(cindex.__getitem__, counters))
-    return True
+    # One tight loop: for small schedules the fixed cost of building columns dominates.
+    num_sms, kinds, shapes = c.num_sms, c.buf_kind, c.buf_shape
+    seen: set[int] = set()
+    for t in tasks:
+        tid, sm, oc, ins, outs = t["id"], t["sm"], t["out_counter"], t["inputs"], t["outputs"]
+        waits, regions = t.get("waits", _EMPTY), t.get("regions")
+        if (type(t) is not dict or type(tid) is not int or tid in seen or type(sm) is not int or not 0 <= sm < num_sms
+                or type(oc) is not int or type(ins) is not list or type(outs) is not list
+                or type(waits) is not list or len(ins) > MAX_INPUTS or len(outs) > MAX_OUTPUTS
+                or len(waits) > MAX_WAITS or type(t["op"]) is not str
+                or type(t.get("params", _EMPTY_DICT)) is not dict
+                or not _INT_ONLY.issuperset(map(type, ins)) or not _INT_ONLY.issuperset(map(type, outs))):
+            return False
+        seen.add(tid)
+        outputs = [bindex[b] for b in outs]
+        for b in outputs:
+            if kinds[b] in READ_ONLY_KINDS:
+                return False
+        c.task_ids.append(tid)
+        c.sm.append(sm)
+        c.out.append(cindex[oc])
+        c.inputs.append([bindex[b] for b in ins])
+        c.outputs.append(outputs)
+        wlist = []
+        for w in waits:
+            k, counter = w["threshold"], w["counter"]
+            if type(w) is not dict or type(k) is not int or k < 1 or type(counter) is not int:
+                return False
+            wlist.append((cindex[counter], k))
+        c.waits.append(wlist)
+        c.boxes.append(_fast_boxes(regions, outs, bindex, shapes) if regions is not None else {})
+    return len(set(c.sm)) <= c.max_resident
 
 
-def _fast_waits(waits: list, cindex: dict) -> list | None:
-    flat = list(chain.from_iterable(waits))
-    if not flat:
-        return [[] for _ in waits]
-    ks, cs = [w["threshold"] for w in flat], [w["counter"] for w in flat]
-    if not (set(map(type, flat)) <= _DICT_ONLY and set(map(type, ks)) <= _INT_ONLY and min(ks) >= 1
-            and set(map(type, cs)) <= _INT_ONLY and set(cs) <= cindex.keys()):
-        return None
-    pairs = list(zip(map(cindex.__getitem__, cs), ks))
-    result, at = [], 0
-    for n in map(len, waits):
-        result.append(pairs[at:at + n])
-        at += n
-    return result
-
-
-def _fast_regions(tasks: list, outs: list, bindex: dict, c: Compiled) -> list | None:
-    owner, regions = [], []
-    for i, task in enumerate(tasks):
-        mine = task.get("regions")
-        if mine is not None:
-            if type(mine) is not list:
-                return None
-            owner += [i] * len(mine)
-            regions += mine
-    boxes_of: list[dict] = [{} for _ in tasks]
-    if not regions:
-        return boxes_of
-    bufs, boxes = [r["buffer"] for r in regions], [r["box"] for r in regions]
-    if not (set(map(type, regions)) <= _DICT_ONLY and set(map(type, bufs)) <= _INT_ONLY
-            and set(zip(owner, bufs)) <= {(i, b) for i, o in enumerate(outs) for b in o}
-            and set(map(type, boxes)) <= _LIST_ONLY):
-        return None
-    index = list(map(bindex.__getitem__, bufs))
-    shapes = [c.buf_shape[k] for k in index]
-    if list(map(len, boxes)) != list(map(len, shapes)):
-        return None
-    pairs, dims = list(chain.from_iterable(boxes)), list(chain.from_iterable(shapes))
-    if not set(map(type, pairs)) <= _LIST_ONLY or set(map(len, pairs)) != {2}:
-        return None
-    los, his = [p[0] for p in pairs], [p[1] for p in pairs]
-    if not (set(map(type, los)) | set(map(type, his))) <= _INT_ONLY or min(los) < 0 \
-            or min(map(sub, his, los)) < 1 or max(map(sub, his, dims)) > 0:
-        return None
-    for i, k, box in zip(owner, index, boxes):
-        boxes_of[i][k] = box
-    return boxes_of
+def _fast_boxes(regions: list, outs: list, bindex: dict, shapes: list) -> dict:
+    boxes = {}
+    for region in regions:
+        bid, box = region["buffer"], region["box"]
+        if type(region) is not dict or type(bid) is not int or bid not in outs:
+            raise ValueError("region of a buffer the task does not write")
+        b = bindex[bid]
+        if not _box_ok(box, shapes[b]):
+            raise ValueError("bad box")
+        boxes[b] = box
+    return boxes

@@ -28,14 +28,13 @@ import threading
 import time
 
 # Label prefix -> flag. Snapshot labels are dotted names; audit findings are "<kind>:<detail>".
-TIMER_LABELS = ("time.", "torch.cuda.synchronize", "torch.cuda.Event", "torch.cuda.current_stream",
-                "torch._C._cuda_synchronize", "patch:torch.cuda")
+TIMER_LABELS = ("time.", "torch.cuda", "torch._C._cuda_synchronize")
 AUDIT_FLAGS = {"introspection": "introspection", "network": "network", "subprocess": "subprocess_started",
                "signal": "signal_sent", "native": "native_call", "dynamic_exec": "dynamic_exec",
                "filesystem": "filesystem_write", "disguise": "dynamic_exec", "thread": "thread_started"}
 _TIME_NAMES = ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns", "process_time",
                "process_time_ns", "thread_time", "sleep")
-_TORCH_NAMES = ("allclose", "equal", "isclose", "testing", "Tensor", "manual_seed", "empty", "empty_like")
+_TORCH_NAMES = ("allclose", "equal", "isclose", "Tensor")
 _CUDA_NAMES = ("synchronize", "Event", "Stream", "current_stream", "default_stream", "set_stream", "stream")
 _CACHE_VARIABLES = ("TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
 _HARNESS_MODULES = ("harness.worker.handlers", "harness.worker.main", "harness.worker.protocol",
@@ -56,7 +55,7 @@ def _flag_for(label: str) -> str:
         label = detail
     elif detail and kind in AUDIT_FLAGS:
         return AUDIT_FLAGS[kind]
-    if label.startswith(TIMER_LABELS) or ".Event." in label and label.endswith(("elapsed_time", "record")):
+    if label.startswith(TIMER_LABELS):
         return "timer_patched"
     if label.startswith("harness."):
         return "harness_patched"
@@ -189,10 +188,8 @@ def _snapshot(torch) -> dict:
     add("torch", torch, _TORCH_NAMES)
     add("torch.cuda", torch.cuda, _CUDA_NAMES)
     add("torch._C", torch._C, ("_cuda_synchronize",))
-    add("torch.cuda.Event", torch.cuda.Event, list(vars(torch.cuda.Event)))
-    add("torch.Tensor", torch.Tensor, list(vars(torch.Tensor)))
-    if hasattr(torch._C, "TensorBase"):
-        add("torch._C.TensorBase", torch._C.TensorBase, list(vars(torch._C.TensorBase)))
+    # Classes (torch.Tensor, torch.cuda.Event, the harness's own) are not snapshotted: assigning to a
+    # class attribute is an audit event, refused to candidate code and allowed to torch's own lazy setup.
     add("sys", sys, ("_current_frames", "_getframe", "settrace", "setprofile", "audit", "addaudithook"))
     for module_name in _HARNESS_MODULES:
         module = sys.modules.get(module_name)

@@ -31,16 +31,18 @@ class UnsafeMessage(Exception):
 
 class _RestrictedUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
+        if "." in name:  # pickle resolves dotted names attribute by attribute: ("torch.cuda", "os.system")
+            raise UnsafeMessage(f"worker sent a dotted global: {module}.{name}")
         if module == "builtins" and name in _SAFE_BUILTINS:
             return super().find_class(module, name)
         if module == "collections" and name == "OrderedDict":
             return super().find_class(module, name)
         if module == "torch" and name in _SAFE_TORCH_NAMES:
             return super().find_class(module, name)
-        if module.startswith(_SAFE_MODULE_PREFIXES) and (name.startswith("rebuild_") or name.startswith("_rebuild")
-                                                         or name in ("_load_from_bytes",)):
+        # Not torch.storage._load_from_bytes: it is torch.load(weights_only=False), a full unpickler.
+        if module.startswith(_SAFE_MODULE_PREFIXES) and (name.startswith("rebuild_") or name.startswith("_rebuild")):
             return super().find_class(module, name)
-        if module == "torch.storage" or module == "torch.cuda":
+        if module in ("torch.storage", "torch.cuda") and name.endswith("Storage"):
             return super().find_class(module, name)
         raise UnsafeMessage(f"worker sent a forbidden object: {module}.{name}")
 

@@ -101,7 +101,8 @@ def test_charts_tab_draws_fast_p_speedup_and_cost_charts(monkeypatch, results_di
 
 def test_megakernel_tab_draws_when_a_summary_exists_and_explains_when_not(monkeypatch, results_dir, tmp_path):
     drawn = run_app(monkeypatch, results_dir, tab="Megakernel")
-    assert len(drawn.get("image")) == 2 and drawn.table[0].value.loc["cycle", "rejected"] == 10
+    assert len(drawn.get("image")) == 2 and drawn.dataframe[0].value.loc["cycle", "rejected"] == 10
+    assert drawn.metric[1].value == "3"  # false accepts
     bare = run_app(monkeypatch, build_results(tmp_path, megakernel=False), tab="Megakernel")
     assert any("No megakernel results" in info.value for info in bare.info)
 

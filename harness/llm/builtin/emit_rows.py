@@ -148,8 +148,12 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int) -> tuple[l
     lines += [
         "    NCOLS = OUTER * INNER",
         "    if NCOLS > 0 and R > 0:",
-        f"        BLOCK_R = min(triton.next_power_of_2(R), {tile})",
-        f"        BLOCK_C = max(1, min({tile} // BLOCK_R, triton.next_power_of_2(NCOLS), {max_cols}))",
+        "        if INNER == 1:  # rows are contiguous: a long tile along each row",
+        f"            BLOCK_R = min(triton.next_power_of_2(R), {tile})",
+        f"            BLOCK_C = max(1, min({tile} // BLOCK_R, triton.next_power_of_2(NCOLS), {max_cols}))",
+        "        else:  # neighbouring rows are contiguous: a wide tile across rows keeps loads coalesced",
+        f"            BLOCK_C = min(triton.next_power_of_2(INNER), {max_cols})",
+        f"            BLOCK_R = max(1, min(triton.next_power_of_2(R), {tile} // BLOCK_C))",
         "        grid = (triton.cdiv(NCOLS, BLOCK_C),)",
         f"        {kernel.name}[grid]({call_args(kernel, len(group.outputs), ['R', 'INNER', 'NCOLS'])}, "
         "BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, WIDE=OUTER * R * INNER >= 2**31, "

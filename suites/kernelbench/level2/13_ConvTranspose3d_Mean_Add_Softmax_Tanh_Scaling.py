@@ -14,6 +14,7 @@ kernel_size = 3
 stride = 1
 padding = 1
 scaling_factor = 2.0
+input_scale = 8.0
 
 
 class Model(nn.Module):
@@ -34,7 +35,9 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, depth, height, width)]
+    # The mean over 32 depth slices leaves logit changes of ~0.05 per unit of input against a bias of
+    # std 1; at scale 8 the softmax over channels follows x, not just the bias.
+    return [torch.randn(batch_size, in_channels, depth, height, width) * input_scale]
 
 
 def get_init_inputs():
@@ -42,5 +45,9 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "in_channels": 4, "out_channels": 8, "depth": 4, "height": 8, "width": 8}
-FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn * 8 instead of torch.rand",
+    "degenerate_output": "at full size only ~2% of the outputs changed beyond tolerance 1e-2 between inputs: "
+                         "the softmax over channels was set by the bias; at scale 8 about a third do",
+}
 EXCLUDE = None

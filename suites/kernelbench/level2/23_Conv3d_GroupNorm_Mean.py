@@ -26,7 +26,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, D, H, W)]
+    # A per-(sample, channel) offset: the output is a spatial mean, and means of zero-mean noise are
+    # nearly equal for every sample, so without it few outputs depend on x beyond tolerance 1e-2.
+    x = torch.randn(batch_size, in_channels, D, H, W)
+    return [x + torch.randn(batch_size, in_channels, 1, 1, 1)]
 
 
 def get_init_inputs():
@@ -35,7 +38,8 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 2, "out_channels": 16, "D": 6, "H": 8, "W": 8}
 FIXES = {
-    "input_distribution": "torch.randn instead of torch.rand: signed inputs with spread",
+    "input_distribution": "torch.randn plus a per-(sample, channel) torch.randn offset instead of torch.rand: "
+                          "without offsets only ~7% of the outputs moved beyond 1e-2 between inputs",
     "degenerate_output": "the mean is over the spatial axes (as in L2 27), not over channels and space: group "
                          "norm leaves every group with mean 0, so upstream's all-axes mean is identically ~0",
 }

@@ -27,7 +27,10 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, in_channels, depth, height, width)]
+    # A per-(sample, channel) offset: the output is a spatial mean, and means of zero-mean noise are
+    # nearly equal for every sample, so without it few outputs depend on x beyond tolerance 1e-2.
+    x = torch.randn(batch_size, in_channels, depth, height, width)
+    return [x + torch.randn(batch_size, in_channels, 1, 1, 1)]
 
 
 def get_init_inputs():
@@ -35,5 +38,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "out_channels": 8, "depth": 6, "height": 8, "width": 8}
-FIXES = {"input_distribution": "torch.randn instead of torch.rand: signed inputs reach hardswish's negative side"}
+FIXES = {"input_distribution": "torch.randn plus a per-(sample, channel) torch.randn offset instead of torch.rand: "
+                               "signed inputs reach hardswish's negative side, and without offsets a third of the "
+                               "spatial means moved beyond 1e-2 between inputs"}
 EXCLUDE = None
