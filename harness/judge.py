@@ -4,6 +4,7 @@ failure (exception, hang, signal, os._exit, memory blow-up) into a verdict."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -101,12 +102,18 @@ class WorkerSession:
         """Send one message and wait for the reply, watching for hangs, crashes and memory."""
         assert self.conn is not None
         started = time.perf_counter()
+        nonce = secrets.randbits(62)
         try:
-            self.conn.send_bytes(dump({**message, "phase": phase}))
+            self.conn.send_bytes(dump({**message, "phase": phase, "nonce": nonce}))
         except (BrokenPipeError, ConnectionResetError, OSError):
             raise self._crash(phase) from None
         reply = self._wait_reply(timeout_s, phase)
         self.last_wall_s = time.perf_counter() - started
+        if reply.get("ok") and reply.get("nonce") != nonce:
+            # Only the worker's handlers know the nonce: a success the candidate wrote to the channel
+            # itself (a forged reply, or the real one pushed out of step by it) is refused.
+            self.kill()
+            raise WorkerFailure("rejected", f"a reply in {phase} that does not answer the request (forged on the channel)")
         return reply
 
     def _wait_reply(self, timeout_s: float, phase: str) -> dict:

@@ -121,8 +121,9 @@ def _resume_target(runs_dir: str | Path, suite: str, generator: str) -> Path | N
 @contextmanager
 def gpu_lock(opts: EvalOptions):
     """Hold the GPU while evaluating on it, so no two timings ever share one (several pytest-xdist
-    workers on fewer GPUs queue here). A no-op on the CPU."""
-    if opts.device != "cuda":
+    workers on fewer GPUs queue here). A no-op on the CPU and for correctness-only runs."""
+    if opts.device != "cuda" or not opts.timing:
+        # correctness-only runs may share a GPU; only timings must have it to themselves
         yield
         return
     index = opts.gpu_index if opts.gpu_index is not None else 0

@@ -312,9 +312,10 @@ def _box_ok(box, shape: list[int]) -> bool:
     if type(box) is not list or len(box) != len(shape):
         return False
     for pair, dim in zip(box, shape):
-        if type(pair) is not list or len(pair) != 2 or not (_int(pair[0]) and _int(pair[1])):
+        if type(pair) is not list or len(pair) != 2:
             return False
-        if not 0 <= pair[0] < pair[1] <= dim:
+        lo, hi = pair
+        if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= dim:
             return False
     return True
 
@@ -367,15 +368,18 @@ def _fast_buffers(buffers: list, c: Compiled) -> dict | None:
     ids, kinds, onchip, shapes = c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape
     for b in buffers:
         bid, kind, shape, space = b["id"], b["kind"], b["shape"], b.get("space", "HBM")
-        if (type(b) is not dict or type(bid) is not int or bid in index or kind not in _KINDS or space not in _SPACES
-                or b["dtype"] not in _DTYPES or type(shape) is not list or not 0 < len(shape) <= MAX_RANK
-                or not _INT_ONLY.issuperset(map(type, shape)) or min(shape) < 1):
+        if (type(b) is not dict or type(bid) is not int or bid in index or kind not in _KINDS
+                or space not in _SPACES or b["dtype"] not in _DTYPES or type(shape) is not list
+                or not 0 < len(shape) <= MAX_RANK):
             return None
         index[bid] = len(ids)
         ids.append(bid)
         kinds.append(kind)
         onchip.append(space in ON_CHIP_SPACES)
         shapes.append(shape)
+    dims = list(chain.from_iterable(shapes))  # every dimension at once: one type check, one min
+    if dims and (not _INT_ONLY.issuperset(map(type, dims)) or min(dims) < 1):
+        return None
     return index
 
 

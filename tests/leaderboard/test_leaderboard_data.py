@@ -109,3 +109,24 @@ def test_empty_results_folder_gives_an_empty_frame(tmp_path):
 def test_megakernel_summary_is_optional(tmp_path, results_dir):
     assert data.load_megakernel_summary(results_dir)["confusion"]["tp"] == 40
     assert data.load_megakernel_summary(tmp_path) is None
+
+
+def test_megakernel_view_reads_the_suite_summary_layout():
+    summary = {
+        "confusion": {"all": {"true_reject": 8, "true_accept": 5, "false_reject": 1, "false_accept": 0, "n": 14},
+                      "sampled": {"true_reject": 1, "true_accept": 0, "false_reject": 0, "false_accept": 0}},
+        "per_class": [{"class": "cycle", "n": 4, "rejected": 4, "false_accept": 0},
+                      {"class": "safe", "n": 10, "rejected": 1, "false_reject": 1}],
+        "search": {"trajectory": [{"makespan_us": 9.0, "status": "kept"}, {"makespan_us": 5.0, "status": "rejected"},
+                                  {"makespan_us": 7.0, "status": "kept"}]},
+    }
+    view = data.megakernel_view(summary)
+    assert view["confusion"] == {"tp": 8, "tn": 5, "fp": 1, "fn": 0}
+    assert view["per_class"]["safe"] == {"total": 10, "rejected": 1, "accepted": 9, "false_accept": 0,
+                                         "false_reject": 1}
+    assert [row["best_cost"] for row in view["search_trajectory"]] == [9.0, 9.0, 7.0]  # rejected never best
+
+
+def test_megakernel_view_leaves_out_what_the_summary_lacks():
+    assert data.megakernel_view({"confusion": {"tp": 1}}) == {}
+    assert data.megakernel_view(None) == {}

@@ -207,3 +207,15 @@ class Model(nn.Module):
     y = module.ModelNew()(x)
     assert y.data_ptr() != x.data_ptr()
     assert torch.equal(y, torch.relu(x))
+
+
+@pytest.mark.parametrize("written_from, evaluated_at", [
+    (GROUP_NORM, GROUP_NORM.replace("[4, 12]", "[3, 6]").replace("(3, 12, 5, 7)", "(2, 6, 4, 9)")),
+    (LINEAR_RELU, LINEAR_RELU.replace("[70, 45]", "[19, 130]").replace("(37, 70)", "(5, 19)")),
+    (CONV_CHAIN, CONV_CHAIN.replace("[3, 6, 3, 0.3]", "[3, 4, 3, 0.3]").replace("(2, 3, 11, 9)", "(1, 3, 8, 13)")),
+], ids=["group-norm", "linear", "conv-chain"])
+def test_kernels_written_at_one_size_are_correct_at_other_sizes_and_group_counts(run_builtin, written_from,
+                                                                                  evaluated_at):
+    assert written_from != evaluated_at
+    outcome = run_builtin(written_from, evaluate_with=evaluated_at)
+    assert outcome.close, outcome.max_error
