@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+import time
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,7 +59,9 @@ class Runner:
     def run_problem(self, problem: Problem) -> list[dict]:
         """Generate and judge; every record is on disk before this returns."""
         with gpu_lock(self.opts):
-            return [self._record(problem, c, i) for i, c in enumerate(self._candidates(problem))]
+            window_start = time.time()
+            candidates = self._candidates(problem)
+            return [self._record(problem, c, i, window_start) for i, c in enumerate(candidates)]
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
         stopped = self.run_budget.exceeded_by(self.spent)
@@ -91,7 +94,7 @@ class Runner:
         return {"device": self.opts.device, "name": device_name(self.opts.device),
                 "peaks": (lambda: self.cache.peaks(self.opts.device))}
 
-    def _record(self, problem: Problem, candidate: Candidate, attempt: int) -> dict:
+    def _record(self, problem: Problem, candidate: Candidate, attempt: int, window_start: float) -> dict:
         identity = {"generator": self.generator_name, "provider": candidate.provider, "model": candidate.model,
                     "attempt": attempt,
                     "stopped": candidate.provenance.get("stopped") or candidate.provenance.get("no_code")}
@@ -100,7 +103,8 @@ class Runner:
         self.spent = self.spent + candidate.usage
         record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
                       transcript=candidate.transcript, provenance=candidate.provenance,
-                      fixes=problem.fixes or None, shrunk=problem.shrunk)
+                      fixes=problem.fixes or None, shrunk=problem.shrunk, gpu_index=self.opts.gpu_index,
+                      device_window=[window_start, time.time()])
         self.writer.append(record)
         return record
 

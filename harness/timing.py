@@ -70,7 +70,10 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         if not reply.get("ok"):
             outcome.failure = (reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
             break
-        times = [float(t) for t in reply["times_ms"]]
+        times = _reply_times(reply, len(indices))
+        if times is None:
+            outcome.failure = ("rejected", "malformed timing reply: times and fingerprints do not match the calls asked for")
+            break
         _account(outcome, reply, times, wall_ms, record=warmup_left <= 0)
         warmup_left = max(0, warmup_left - size)
         outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance, batch_timeout_s)
@@ -124,6 +127,8 @@ def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, 
     got = session.request({"op": "outputs", "positions": checked}, timeout_s, "timing")
     if not got.get("ok"):
         return got.get("kind", "runtime_error"), got.get("message", "could not read timed outputs")
+    if not _well_formed_outputs(got.get("outputs"), len(checked)):
+        return "rejected", "malformed outputs reply: not one list of tensors per checked call"
     for position, received in zip(checked, got["outputs"]):
         want, pristine = expected[position]
         result = checks.compare_outputs(want, list(received), tolerance, tolerance)
@@ -136,9 +141,30 @@ def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, 
     return None
 
 
+def _reply_times(reply: dict, calls: int) -> list[float] | None:
+    """The reply's per-call times, if it has one finite time and one fingerprint list per call."""
+    times, prints = reply.get("times_ms"), reply.get("fingerprints")
+    if not isinstance(times, list) or not isinstance(prints, list) or len(times) != calls or len(prints) != calls:
+        return None
+    if not all(type(t) in (int, float) and t == t and t >= 0 and t != float("inf") for t in times):
+        return None
+    if not all(isinstance(p, list) and all(type(v) in (int, float) for v in p) for p in prints):
+        return None
+    return [float(t) for t in times]
+
+
+def _well_formed_outputs(outputs, count: int) -> bool:
+    import torch
+
+    return (isinstance(outputs, list) and len(outputs) == count
+            and all(isinstance(o, list) and all(type(t) is torch.Tensor for t in o) for o in outputs))
+
+
 def _fingerprints_match(received, reported) -> bool:
     from harness.worker.handlers import fingerprint
 
+    if len(received) != len(reported):
+        return False
     for tensor, value in zip(received, reported):
         mine = fingerprint(tensor)
         if not math.isfinite(abs(mine)) or not math.isfinite(abs(value)):

@@ -217,7 +217,7 @@ def _confusion_panel(axis, confusion: dict) -> None:
 
 
 def _per_class_panel(axis, per_class: dict) -> None:
-    names = sorted(per_class)
+    names = sorted(per_class, reverse=True)  # barh draws bottom-up: this reads A to Z from the top
     rejected = [float(per_class[name].get("rejected", 0)) for name in names]
     accepted = [float(per_class[name].get("accepted", 0)) for name in names]
     axis.barh(names, rejected, color="firebrick", label="rejected")

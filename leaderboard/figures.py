@@ -42,7 +42,7 @@ def save(figure, out: Path, name: str) -> list[Path]:
 def board_figures(frame, records) -> dict[str, Callable]:
     """KernelBench-style figures, one set per (suite, hardware, precision) present in the results."""
     builders: dict[str, Callable] = {}
-    own = frame[~frame["imported"]]
+    own = frame[~frame["imported"] & frame["level"].notna()]  # level-less suites (megakernel) have their own figures
     for (suite, hardware, precision), board in own.groupby(["suite", "hardware", "precision"], dropna=False, sort=True):
         chosen = [r for r in records if (r.get("suite"), r.get("hardware"), r.get("precision")) == (suite, hardware, precision)]
         tag = slug(suite, hardware, precision)

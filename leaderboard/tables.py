@@ -102,6 +102,7 @@ def leaderboard(frame: pd.DataFrame, baseline: str = "eager", with_ci: bool = Fa
     ``sizes`` (from ``level_sizes`` of the unfiltered frame) keeps denominators whole when the
     caller has filtered generators away."""
     own = frame[~frame["imported"]] if "imported" in frame else frame
+    own = own[own["level"].notna()] if "level" in own else own  # boards are per level; level-less suites have their own pages
     return summary_rows(own, baseline, level_sizes(frame) if sizes is None else sizes, with_ci)
 
 
