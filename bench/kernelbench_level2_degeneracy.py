@@ -94,7 +94,6 @@ def main() -> None:
     parser.add_argument("--batch-cap", type=int, default=None)
     parser.add_argument("--only", default=None, help="comma-separated problem ids")
     args = parser.parse_args()
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     only = {int(i) for i in args.only.split(",")} if args.only else None
     degenerate = 0
     print(f"{'id':>3} {'seconds':>8} {'absmax':>10} {'std':>10} {'moved':>6}  fp32-fakes        1e-2-fakes        name")

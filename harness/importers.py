@@ -122,7 +122,7 @@ def import_record(key: str, sample: int, entry: dict, level: int, generator: str
                   baselines: dict[int, tuple[str, dict]], baseline_kind: str, unit: float) -> dict:
     """One upstream entry as a Crucible record (imported, never ranked)."""
     number = problem_number(key)
-    stem, stats = baselines.get(number, (Path(key).stem if not key.isdigit() else f"{key}", {}))
+    stem, stats = baselines.get(number, (Path(key).stem, {}))
     candidate_ms = positive_ms(entry.get("runtime"), unit)
     reference_ms = positive_ms(stats.get("mean"), 1.0) or positive_ms(entry.get("ref_runtime"), unit)
     correct = bool(entry.get("correctness"))

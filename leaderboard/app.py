@@ -8,7 +8,6 @@ The results folder comes from ``--results``, else ``$CRUCIBLE_RESULTS``, else ``
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
 import time
@@ -17,7 +16,6 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script by streamlit: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
@@ -87,7 +85,8 @@ def sidebar(frame: pd.DataFrame) -> tuple[dict, str, bool]:
 
 def rankings_tab(ranked: pd.DataFrame, imported: pd.DataFrame, baseline: str) -> None:
     st.caption(f"Ranked: unflagged Crucible results. fast_1 = share of the whole level correct and faster "
-               f"than {BASELINES[baseline]} (strict); geomean over correct problems; best of k attempts.")
+               f"than {BASELINES[baseline]} (strict); geomean over correct problems; best of k attempts; "
+               f"— where not measured (CPU runs time nothing: Triton kernels run in its interpreter there).")
     if ranked.empty:
         st.info("No ranked results match the filters.")
     for key, group in ranked.groupby(list(tables.BOARD_KEYS), dropna=False, sort=True):
@@ -160,17 +159,9 @@ def chart_png(kind: str, results: str, stamp: tuple, selection: tuple, baseline:
             tables.cost_speedup_points(board(results, stamp, selection, baseline, False)[0])),
     }
     try:
-        return figure_png(builders[kind]())
+        return charts.png_bytes(builders[kind]())
     except charts.NoData as reason:
         return str(reason)
-
-
-def figure_png(figure) -> bytes:
-    buffer = io.BytesIO()
-    with plt.rc_context(charts.STYLE):
-        figure.savefig(buffer, format="png")
-    plt.close(figure)
-    return buffer.getvalue()
 
 
 def show_chart(png_or_reason: bytes | str) -> None:
@@ -187,7 +178,7 @@ def charts_tab(results: str, stamp: tuple, selection: tuple, baseline: str) -> N
 
 def draw(build) -> None:
     try:
-        show_chart(figure_png(build()))
+        show_chart(charts.png_bytes(build()))
     except charts.NoData as reason:
         show_chart(str(reason))
 

@@ -25,6 +25,17 @@ STYLE = {
 PALETTE = plt.get_cmap("tab10").colors
 
 
+def png_bytes(figure) -> bytes:
+    """The figure as PNG bytes (for the app), closed afterwards."""
+    import io
+
+    buffer = io.BytesIO()
+    with plt.rc_context(STYLE):
+        figure.savefig(buffer, format="png", metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()
+
+
 class NoData(Exception):
     """A chart cannot be drawn from the data given; the message says what is missing."""
 
@@ -50,8 +61,13 @@ def _levels(frame: pd.DataFrame) -> list:
 
 
 def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """Entry labels; hardware and precision join them when the frame mixes several, so series of
+    different machines are never merged."""
     frame = frame.copy()
     frame["label"] = [entry_label(g, m) for g, m in zip(frame["generator"], frame["model"])]
+    for column in ("hardware", "precision"):
+        if column in frame and frame[column].nunique(dropna=False) > 1:
+            frame["label"] = frame["label"] + " @ " + frame[column].astype(str)
     return frame
 
 

@@ -49,20 +49,71 @@ def runs_folder(results: str | os.PathLike) -> Path:
     return root / "runs" if (root / "runs").is_dir() else root
 
 
-def load_frame(results: str | os.PathLike) -> LoadResult:
-    """Every record under a results folder as a DataFrame of the light columns."""
+def load_frame(results: str | os.PathLike, cache: bool = True) -> LoadResult:
+    """Every record under a results folder as a DataFrame of the light columns.
+
+    With ``cache``, each run file's columns are kept as an Arrow file under ``cache_folder()``,
+    keyed by the run file's path, size and modification time: run files only ever grow, so a
+    changed file misses and is read again, and an unchanged one costs a memory map."""
     import pyarrow as pa
 
     tables, warnings = [], []
     files = find_run_files([runs_folder(results)])
+    folder = cache_folder() if cache else None
     for path in files:
         try:
-            tables.append(_file_table(path))
+            tables.append(_cached_table(path, folder) if folder else _file_table(path))
         except UserError as error:
             warnings.append(str(error))
     schema = _arrow_schema(with_header=True)
     table = pa.concat_tables(tables) if tables else schema.empty_table()
     return LoadResult(_to_frame(table), warnings, len(files))
+
+
+CACHE_FORMAT = "leaderboard-columns/1"  # bump when the columns change
+
+
+def cache_folder() -> Path | None:
+    """``$CRUCIBLE_CACHE/leaderboard`` (default ``~/.cache/crucible``); None if it cannot be made."""
+    root = Path(os.environ.get("CRUCIBLE_CACHE") or Path.home() / ".cache" / "crucible")
+    try:
+        (root / "leaderboard").mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return root / "leaderboard"
+
+
+def _cached_table(path: Path, folder: Path):
+    import hashlib
+
+    import pyarrow as pa
+
+    stat = path.stat()
+    key = f"{CACHE_FORMAT}:{stat.st_size}:{stat.st_mtime_ns}".encode()
+    # One entry per path as given (the run_file column holds it), replaced when the file changes.
+    entry = folder / (hashlib.sha256(str(path).encode()).hexdigest()[:32] + ".arrow")
+    try:
+        with pa.memory_map(str(entry)) as source:
+            table = pa.ipc.open_file(source).read_all()
+        if (table.schema.metadata or {}).get(b"key") == key:
+            return table.replace_schema_metadata(None)
+    except (OSError, pa.ArrowInvalid):
+        pass  # no entry yet, or an unreadable one: read the run file and write a fresh entry
+    table = _file_table(path)
+    _write_entry(entry, table.replace_schema_metadata({"key": key}))
+    return table
+
+
+def _write_entry(entry: Path, table) -> None:
+    import pyarrow as pa
+
+    partial = entry.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        os.replace(partial, entry)  # readers see a whole entry or none
+    except OSError:
+        partial.unlink(missing_ok=True)
 
 
 def read_header(path: Path) -> dict:

@@ -102,7 +102,8 @@ def leaderboard(frame: pd.DataFrame, baseline: str = "eager", with_ci: bool = Fa
     ``sizes`` (from ``level_sizes`` of the unfiltered frame) keeps denominators whole when the
     caller has filtered generators away."""
     own = frame[~frame["imported"]] if "imported" in frame else frame
-    own = own[own["level"].notna()] if "level" in own else own  # boards are per level; level-less suites have their own pages
+    # Boards are per level; suites without levels (megakernel) have their own page.
+    own = own[own["level"].notna()] if "level" in own else own
     return summary_rows(own, baseline, level_sizes(frame) if sizes is None else sizes, with_ci)
 
 
@@ -175,6 +176,9 @@ def cost_speedup_points(board: pd.DataFrame) -> pd.DataFrame:
     points = board.dropna(subset=needed).copy()
     points["label"] = [f"{g} / {m}" if isinstance(m, str) and m else str(g)
                        for g, m in zip(points["generator"], points["model"])]
+    for column in ("hardware", "precision"):  # one chart may mix machines: say which point is which
+        if points[column].nunique(dropna=False) > 1:
+            points["label"] = points["label"] + " @ " + points[column].astype(str)
     points["on_front"] = False
     for _, group in points.groupby(list(BOARD_KEYS), dropna=False):
         front = set(pareto_front(list(zip(group["cost_per_problem"], group["geomean_speedup"]))))

@@ -18,6 +18,9 @@ class Graph:
 
     def __init__(self, c: Compiled):
         self.c = c
+        if c.links is not None:
+            self.qpred, self.qsucc, self.prods, self.waiters, self.need0 = c.links
+            return
         size = len(c.task_ids)
         self.qpred, self.qsucc = qpred, qsucc = [-1] * size, [-1] * size
         last: dict[int, int] = {}

@@ -41,6 +41,8 @@ class Compiled:
         self.counter_ids: list[int] = []
         self.num_sms = 0
         self.max_resident = 0
+        self.readonly: set[int] = set()   # indices of read-only buffers (filled by the fast reader)
+        self.links = None                 # (qpred, qsucc, prods, waiters, need0) when the fast reader built them
 
 
 class _Reader:
@@ -59,6 +61,11 @@ def _int(value) -> bool:
     return type(value) is int
 
 
+def _known(value, names: frozenset) -> bool:
+    """Enum membership that cannot raise on unhashable values (lists, dicts)."""
+    return type(value) is str and value in names
+
+
 def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
     """(compiled, []) for a well-formed document; (None, violations) otherwise."""
     try:
@@ -72,6 +79,8 @@ def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
         _read(doc, r)
     except RecursionError:  # absurdly nested input; still a verdict, never a crash
         r.add("malformed", "document is nested too deeply to read")
+    except Exception as error:  # a reader bug must still give a (rejecting) verdict
+        r.add("malformed", f"unreadable document ({type(error).__name__}: {error})")
     found = [v for v in r.found if v is not None]
     if len(r.found) > len(found):
         found.append(violation("malformed", "structural", f"... and {len(r.found) - len(found)} more"))
@@ -127,7 +136,7 @@ def _buffers(items: list, r: _Reader) -> dict[int, int]:
         if not _int(bid) or bid in index:
             r.add("malformed", f"buffers[{position}]: id {bid!r} is not a unique integer")
             continue
-        if kind not in _KINDS or space not in _SPACES or buf.get("dtype") not in _DTYPES:
+        if not (_known(kind, _KINDS) and _known(space, _SPACES) and _known(buf.get("dtype"), _DTYPES)):
             r.add("malformed", f"buffer {bid}: unknown kind, space or dtype", buffer=bid)
         if type(shape) is not list or not shape or not all(_int(d) and d >= 1 for d in shape):
             r.add("malformed", f"buffer {bid}: shape must be a non-empty list of positive ints", buffer=bid)
@@ -168,7 +177,7 @@ def _pages(pages, buffers: dict[int, int], r: _Reader) -> None:
     spaces: dict[int, str] = {}
     for page in plist:
         pid = page.get("id") if type(page) is dict else None
-        if not _int(pid) or pid in spaces or page.get("space") not in _SPACES:
+        if not _int(pid) or pid in spaces or not _known(page.get("space"), _SPACES):
             r.add("malformed", f"page {pid!r}: needs a unique integer id and a known space")
             continue
         spaces[pid] = page["space"]
@@ -326,9 +335,10 @@ def _box_ok(box, shape: list[int]) -> bool:
 # (tests/megakernel/test_structure.py fuzzes the two against each other).
 
 _INT_ONLY, _LIST_ONLY = frozenset({int}), frozenset({list})
-_DICT_ONLY, _STR_ONLY = frozenset({dict}), frozenset({str})
+_DICT_ONLY, _STR_ONLY, _STR_DICT = frozenset({dict}), frozenset({str}), frozenset({str, dict})
 _EMPTY: list = []
 _EMPTY_DICT: dict = {}
+_NO_BOXES: dict = {}  # shared and never written: boxes are only read
 
 
 def _fast(doc) -> Compiled | None:
@@ -372,6 +382,8 @@ def _fast_buffers(buffers: list, c: Compiled) -> dict | None:
                 or space not in _SPACES or b["dtype"] not in _DTYPES or type(shape) is not list
                 or not 0 < len(shape) <= MAX_RANK):
             return None
+        if kind in READ_ONLY_KINDS:
+            c.readonly.add(len(ids))
         index[bid] = len(ids)
         ids.append(bid)
         kinds.append(kind)
@@ -395,41 +407,61 @@ def _fast_counters(counters: list, c: Compiled) -> dict | None:
 
 
 def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
-    # One tight loop: for small schedules the fixed cost of building columns dominates.
-    num_sms, kinds, shapes = c.num_sms, c.buf_kind, c.buf_shape
+    # One tight loop with everything bound locally; it also links the queues and counters, which
+    # the happens-before pass would otherwise do in a second loop (hb.Graph takes them as given).
+    num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
     seen: set[int] = set()
-    for t in tasks:
+    task_ids, sm_of, out_of, inputs_of, outputs_of = c.task_ids, c.sm, c.out, c.inputs, c.outputs
+    waits_of, boxes_of = c.waits, c.boxes
+    qpred, qsucc, need0, last = [], [], [], {}
+    prods = [[] for _ in cindex]
+    waiters = [[] for _ in cindex]
+    for i, t in enumerate(tasks):
         tid, sm, oc, ins, outs = t["id"], t["sm"], t["out_counter"], t["inputs"], t["outputs"]
         waits, regions = t.get("waits", _EMPTY), t.get("regions")
-        if (type(t) is not dict or type(tid) is not int or tid in seen or type(sm) is not int or not 0 <= sm < num_sms
-                or type(oc) is not int or type(ins) is not list or type(outs) is not list
-                or type(waits) is not list or len(ins) > MAX_INPUTS or len(outs) > MAX_OUTPUTS
-                or len(waits) > MAX_WAITS or type(t["op"]) is not str
+        if (type(t) is not dict or type(tid) is not int or tid in seen or type(sm) is not int
+                or not 0 <= sm < num_sms or type(oc) is not int or type(ins) is not list
+                or type(outs) is not list or type(waits) is not list or len(ins) > MAX_INPUTS
+                or len(outs) > MAX_OUTPUTS or len(waits) > MAX_WAITS or type(t["op"]) is not str
                 or type(t.get("params", _EMPTY_DICT)) is not dict
                 or not _INT_ONLY.issuperset(map(type, ins)) or not _INT_ONLY.issuperset(map(type, outs))):
             return False
         seen.add(tid)
         outputs = [bindex[b] for b in outs]
-        for b in outputs:
-            if kinds[b] in READ_ONLY_KINDS:
-                return False
-        c.task_ids.append(tid)
-        c.sm.append(sm)
-        c.out.append(cindex[oc])
-        c.inputs.append([bindex[b] for b in ins])
-        c.outputs.append(outputs)
+        if readonly and not readonly.isdisjoint(outputs):
+            return False
+        counter = cindex[oc]
+        task_ids.append(tid)
+        sm_of.append(sm)
+        out_of.append(counter)
+        inputs_of.append([bindex[b] for b in ins])
+        outputs_of.append(outputs)
+        prods[counter].append(i)
+        prev = last.get(sm, -1)
+        qpred.append(prev)
+        qsucc.append(-1)
+        if prev >= 0:
+            qsucc[prev] = i
+        last[sm] = i
         wlist = []
-        for w in waits:
-            k, counter = w["threshold"], w["counter"]
-            if type(w) is not dict or type(k) is not int or k < 1 or type(counter) is not int:
-                return False
-            wlist.append((cindex[counter], k))
-        c.waits.append(wlist)
-        c.boxes.append(_fast_boxes(regions, outs, bindex, shapes) if regions is not None else {})
-    return len(set(c.sm)) <= c.max_resident
+        if waits:
+            for w in waits:
+                k, waited = w["threshold"], w["counter"]
+                if type(w) is not dict or type(k) is not int or k < 1 or type(waited) is not int:
+                    return False
+                index = cindex[waited]
+                wlist.append((index, k))
+                waiters[index].append((i, k))
+        need0.append(len(wlist) if prev < 0 else len(wlist) + 1)
+        waits_of.append(wlist)
+        boxes_of.append(_fast_boxes(regions, outs, bindex, shapes) if regions is not None else _NO_BOXES)
+    c.links = (qpred, qsucc, prods, waiters, need0)
+    return len(last) <= c.max_resident
 
 
 def _fast_boxes(regions: list, outs: list, bindex: dict, shapes: list) -> dict:
+    if type(regions) is not list:
+        raise ValueError("regions is not a list")
     boxes = {}
     for region in regions:
         bid, box = region["buffer"], region["box"]

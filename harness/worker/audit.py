@@ -221,6 +221,8 @@ class _Policy:
         return None
 
     def _filesystem(self, event, args):
+        if event == "open" and _other_process(args[0] if args else None):
+            return "introspection", f"open {args[0]!s:.120}", True
         if event == "open":
             paths = [args[0]] if _opens_for_writing(args) else []
         else:
@@ -240,6 +242,14 @@ def _opens_for_writing(args) -> bool:
     if isinstance(mode, str) and any(c in mode for c in "wax+"):
         return True
     return isinstance(flags, int) and flags > 0 and bool(flags & _WRITE_FLAGS)
+
+
+def _other_process(path) -> bool:
+    """/proc/<pid>/... of another process: its memory, environment, command line (the judge's)."""
+    if not isinstance(path, (str, bytes)):
+        return False
+    parts = os.fsdecode(path).split("/")
+    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and int(parts[2]) != os.getpid()
 
 
 def _owner_module(target) -> str | None:

@@ -110,3 +110,14 @@ def test_megakernel_tab_draws_when_a_summary_exists_and_explains_when_not(monkey
 def test_missing_results_folder_is_reported_not_raised(monkeypatch, tmp_path):
     app = run_app(monkeypatch, tmp_path / "absent")
     assert "no such results folder" in app.error[0].value
+
+
+def test_module_entry_point_passes_results_after_streamlits_separator(monkeypatch):
+    import leaderboard.__main__ as entry
+
+    calls = []
+    monkeypatch.setattr(entry.subprocess, "call", lambda command: calls.append(command) or 0)
+    assert entry.main(["--server.port", "9000", "--results", "some/dir"]) == 0
+    command = calls[0]
+    assert command[command.index("run") + 1].endswith("app.py")
+    assert command[-5:] == ["--server.port", "9000", "--", "--results", "some/dir"]

@@ -130,3 +130,29 @@ def test_megakernel_view_reads_the_suite_summary_layout():
 def test_megakernel_view_leaves_out_what_the_summary_lacks():
     assert data.megakernel_view({"confusion": {"tp": 1}}) == {}
     assert data.megakernel_view(None) == {}
+
+
+def test_cached_columns_are_reused_until_a_run_file_grows(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRUCIBLE_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "runs" / "20250101T000000Z-c_kernelbench_cached.jsonl"
+    writer = RunWriter(path, header("cached", "run-cached"))
+    writer.append(record(L1[0], "cached", speedup=2.0))
+    first = data.load_frame(tmp_path).frame
+    assert len(list((tmp_path / "cache" / "leaderboard").glob("*.arrow"))) == 1
+
+    def refuse(path):
+        raise AssertionError("the cached columns should have been used")
+
+    monkeypatch.setattr(data, "_file_table", refuse)
+    assert data.load_frame(tmp_path).frame.equals(first)
+    monkeypatch.undo()
+    monkeypatch.setenv("CRUCIBLE_CACHE", str(tmp_path / "cache"))
+    writer.append(record(L1[1], "cached", speedup=1.5))  # the run goes on: the entry is stale
+    assert list(data.load_frame(tmp_path).frame["problem_id"]) == [L1[0], L1[1]]
+
+
+def test_cache_can_be_bypassed(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRUCIBLE_CACHE", str(tmp_path / "cache"))
+    build_results(tmp_path / "results", megakernel=False)
+    data.load_frame(tmp_path / "results", cache=False)
+    assert not (tmp_path / "cache" / "leaderboard").exists() or not any((tmp_path / "cache" / "leaderboard").iterdir())

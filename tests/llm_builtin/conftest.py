@@ -53,8 +53,10 @@ def _compare(expected, received) -> tuple[bool, float]:
 def run_builtin(tmp_path):
     """``run_builtin(reference_source, variant="default") -> Outcome``: write, run both, compare."""
 
-    def run(reference: str, variant: str = "default", seed: int = 1, evaluate_with: str | None = None) -> Outcome:
-        """``evaluate_with``: another version of the reference (other sizes) to run the kernel against."""
+    def run(reference: str, variant: str = "default", seed: int = 1, evaluate_with: str | None = None,
+            patch: dict | None = None) -> Outcome:
+        """``evaluate_with``: another version of the reference (other sizes) to run the kernel against;
+        ``patch``: attributes to replace in the generated module (its launch-time decisions)."""
         import torch
 
         from harness.llm.builtin.writer import write
@@ -64,6 +66,9 @@ def run_builtin(tmp_path):
         (tmp_path / f"candidate_{variant}.py").write_text(written.source)
         ref = _import(tmp_path / "reference.py")
         cand = _import(tmp_path / f"candidate_{variant}.py")
+        for name, value in (patch or {}).items():
+            assert hasattr(cand, name), f"the generated module has no {name}"
+            setattr(cand, name, value)
         init = ref.get_init_inputs() if hasattr(ref, "get_init_inputs") else []
         torch.manual_seed(0)
         model = ref.Model(*init)

@@ -16,7 +16,7 @@ from harness.llm.builtin.ir import NoRule
 
 _PROBLEM_FUNCTIONS = {"get_inputs", "get_init_inputs"}
 _METADATA = {"SMALL", "FIXES", "EXCLUDE"}
-_OWN_IMPORTS = {"import math", "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl"}
+_OWN_IMPORTS = {"import functools", "import math", "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl"}
 
 
 @dataclass

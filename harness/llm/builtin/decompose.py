@@ -11,11 +11,12 @@ import math
 from typing import Any
 
 from harness.llm.builtin import patterns
-from harness.llm.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Tensor, Value, broadcast, \
-    reduced_shape
+from harness.llm.builtin.decompose_losses import LossRules
+from harness.llm.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Scan, Tensor, Value, \
+    broadcast, reduced_shape
 
 
-class Builder:
+class Builder(LossRules):
     """Creates IR values for the lowering (``low``), which owns the environment and the item list."""
 
     def __init__(self, low: Any):
@@ -45,6 +46,8 @@ class Builder:
             return self._reduction(node, op, bound)
         if op in patterns.LOSSES:
             return self._loss(node, op, bound)
+        if op in patterns.SCANS:
+            return self._scan(node, op, bound)
         if op == "matmul":
             return self._matmul(node, self.low.value(bound["input"]), self.low.value(bound["other"]))
         if op == "linear":
@@ -286,6 +289,14 @@ class Builder:
         return Tensor(name=value.name, shape=tuple(value.shape) + (1,) * (rank - 2), dtype=value.dtype,
                       expr=f"{value.expr}.view(-1, {ones})" if ones else value.expr)
 
+    def _scan(self, node: Any, op: str, bound: dict) -> Value:
+        x = self.low.value(bound["input"])
+        if bound["dtype"] is not None:
+            raise NoRule(f"{op} with a dtype argument")
+        (dim,) = norm_dims(bound["dim"], len(x.shape))
+        scan = Scan(name=self._fresh(op), shape=x.shape, dtype=x.dtype, kind=op, input=x, axis=Axis(dims=(dim,)))
+        return self._finish(self.low.emit(scan), node)
+
     # -- layers with their own parameters ---------------------------------------------------------
 
     def _module_layer(self, node: Any, op: str, module: Any) -> Value:
@@ -335,6 +346,11 @@ class Builder:
             layout = "batched"
         else:
             raise NoRule(f"a matmul of shapes {tuple(a.shape)} and {tuple(b.shape)}")
+        if layout == "matmul" and len(a.shape) == 2 and b.shape[-1] == 1 and isinstance(b, Tensor):
+            # a matrix-vector product: one dot product per row is a row reduction, which reads A once
+            # with every row in flight, instead of a tile that is almost all masked-off columns
+            row = Tensor(name=b.name, shape=(1, b.shape[0]), dtype=b.dtype, expr=f"{b.expr}.reshape(1, -1)")
+            return self._finish(self.reduce("sum", self.pw("mul", [a, row]), (1,), True), node)
         traced = self.low.traced_value(node)
         product = Matmul(name=self._fresh("matmul"), shape=tuple(traced.shape), dtype=traced.dtype, a=a, b=b,
                          layout=layout)
@@ -354,52 +370,6 @@ class Builder:
         if not (plain or batched):
             raise NoRule(f"einsum {equation!r}")
         return self._matmul(node, self.low.value(operands[0]), self.low.value(operands[1]))
-
-    # -- losses --------------------------------------------------------------------------------------
-
-    def _loss(self, node: Any, op: str, bound: dict) -> Value:
-        if bound.get("size_average") is not None or bound.get("reduce") is not None:
-            raise NoRule(f"{op} with the legacy size_average/reduce arguments")
-        if op == "triplet_margin_loss":
-            return self._finish(self._triplet(bound), node)
-        x, target = self.low.value(bound["input"]), self.low.value(bound["target"])
-        difference = self.pw("sub", [x, target])
-        if op == "mse_loss":
-            term = self.pw("mul", [difference, difference])
-        elif op == "l1_loss":
-            term = self.pw("abs", [difference])
-        elif op == "smooth_l1_loss":
-            term = self.pw("smooth_l1", [difference], beta=bound["beta"])
-        elif op == "huber_loss":
-            term = self.pw("huber", [difference], delta=bound["delta"])
-        else:
-            term = self.pw("kl_div_log_target" if bound["log_target"] else "kl_div", [x, target])
-        return self._finish(self._reduce_loss(term, bound["reduction"]), node)
-
-    def _reduce_loss(self, term: Value, reduction: str) -> Value:
-        rank = len(term.shape)
-        if reduction == "none":
-            return term
-        if reduction == "sum":
-            return self.reduce("sum", term, all_dims(rank), False)
-        if reduction == "mean" or (reduction == "batchmean" and rank <= 1):
-            return self.reduce("sum", term, all_dims(rank), False, 0)
-        if reduction == "batchmean":
-            per_sample = self.reduce("sum", term, tuple(range(1, rank)), False)
-            return self.reduce("sum", per_sample, (0,), False, 0)
-        raise NoRule(f"loss reduction {reduction!r}")
-
-    def _triplet(self, bound: dict) -> Value:
-        if bound["swap"]:
-            raise NoRule("triplet margin loss with swap=True")
-        anchor, positive, negative = (self.low.value(bound[k]) for k in ("input", "positive", "negative"))
-        last = (len(anchor.shape) - 1,)
-        distances = []
-        for other in (positive, negative):
-            shifted = self.pw("add", [self.pw("sub", [anchor, other]), _as_scalar(bound["eps"])])
-            distances.append(self.vector_norm(shifted, bound["p"], last, False))
-        gap = self.pw("add", [self.pw("sub", distances), _as_scalar(bound["margin"])])
-        return self._reduce_loss(self.pw("clamp_min", [gap], min=0.0), bound["reduction"])
 
 
 class _Passthrough(dict):

@@ -17,6 +17,40 @@ from harness.llm.builtin import emit_ops
 from harness.llm.builtin.ir import NoRule, Pointwise, Reduce, Scalar, Value, is_computed
 
 
+# Launch helpers a generated file includes when its launchers call them. Work is split only when the
+# natural grid cannot keep the GPU busy: a 256 x 256 matmul output with K = 524288 is 16 tiles, a
+# mean over a whole tensor is one row.
+LAUNCH_HELPERS = {
+    "_sm_count": """@functools.lru_cache(maxsize=None)
+def _sm_count(index):
+    return torch.cuda.get_device_properties(index).multi_processor_count
+""",
+    "_split_k": """def _split_k(device, tiles, K, block_k):
+    if device.type != "cuda" or K < 16 * block_k:
+        return 1
+    sms = _sm_count(device.index if device.index is not None else torch.cuda.current_device())
+    if tiles >= sms:
+        return 1
+    return max(1, min(2 * sms // tiles, triton.cdiv(K, 8 * block_k), 64))
+""",
+    "_split_rows": """def _split_rows(device, programs, R, block_r):
+    if device.type != "cuda" or R < 8 * block_r:
+        return 1
+    sms = _sm_count(device.index if device.index is not None else torch.cuda.current_device())
+    if programs >= sms:
+        return 1
+    return max(1, min(4 * sms // programs, triton.cdiv(R, 2 * block_r), 128))
+""",
+}
+
+
+def launch_helpers(names: set[str]) -> list[str]:
+    """The helper sources for ``names`` (and what they call), in a stable order."""
+    if names:
+        names = set(names) | {"_sm_count"}
+    return [source for name, source in LAUNCH_HELPERS.items() if name in names]
+
+
 @dataclass
 class Stage:
     """An index space: ``key`` prefixes its dimension arguments (D0, D1, ...)."""

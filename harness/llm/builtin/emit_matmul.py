@@ -19,6 +19,7 @@ _STRIDES = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "
 _PROLOGUE = [
     "    pid = tl.program_id(0)",
     "    batch = tl.program_id(1)",
+    "    split = tl.program_id(2)  # split-K: this program sums K in [k_begin, k_end)",
     "    # grouped order: GROUP_M row blocks share the column blocks they read, which stay in L2",
     "    num_m = tl.cdiv(M, BLOCK_M)",
     "    num_n = tl.cdiv(N, BLOCK_N)",
@@ -37,11 +38,13 @@ _PROLOGUE = [
     "    b_cols = {b} + batch * stride_bb + offs_n[None, :] * stride_bn",
     "    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)",
     "    carry = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)",
-    "    for k0 in range(0, K, BLOCK_K):",
+    "    k_begin = split * K_SPLIT",
+    "    k_end = tl.minimum(K, k_begin + K_SPLIT)",
+    "    for k0 in range(k_begin, k_end, BLOCK_K):",
     "        offs_k = k0 + tl.arange(0, BLOCK_K)",
-    "        a_tile = tl.load(a_rows + offs_k[None, :] * stride_ak, mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), "
+    "        a_tile = tl.load(a_rows + offs_k[None, :] * stride_ak, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_end), "
     "other=0.0)",
-    "        b_tile = tl.load(b_cols + offs_k[:, None] * stride_bk, mask=(offs_k[:, None] < K) & (offs_n[None, :] < N), "
+    "        b_tile = tl.load(b_cols + offs_k[:, None] * stride_bk, mask=(offs_k[:, None] < k_end) & (offs_n[None, :] < N), "
     "other=0.0)",
     "        if COMPENSATE:  # long fp32 sums: Kahan-compensated accumulation of the per-block products",
     "            partial = tl.dot(a_tile, b_tile, input_precision=PRECISION) - carry",
@@ -52,7 +55,22 @@ _PROLOGUE = [
     "            acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION)",
     "    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)",
     "    flat = (batch * M + offs_m[:, None]) * N + offs_n[None, :]",
+    "    if PARTIAL:  # split-K: store this slice's sum; the reduce kernel adds the slices and runs the epilogue",
+    "        tl.store(ws + split * (tl.num_programs(1) * M * N) + flat, acc, mask=mask)",
+    "    else:",
 ]
+
+_REDUCE_PROLOGUE = [
+    "    pid = tl.program_id(0)",
+    "    if WIDE:",
+    "        pid = pid.to(tl.int64)",
+    "    flat = pid * BLOCK + tl.arange(0, BLOCK)",
+    "    mask = flat < numel",
+    "    acc = tl.zeros([BLOCK], dtype=tl.float32)",
+    "    for part in range(0, SPLITS):  # the split-K slices, added in a fixed order (deterministic)",
+    "        acc += tl.load(ws + part * numel + flat, mask=mask, other=0.0)",
+]
+
 
 _GEOMETRY = {
     "linear": [
@@ -84,22 +102,28 @@ def emit_matmul(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
     kernel = Kernel(name, group, plan)
     core = group.members[0]
     a_param, b_param = kernel.tensor_param(core.a), kernel.tensor_param(core.b)
-    lines: list[str] = []
-    scope = Scope(stage=Stage("D", tuple(group.full_shape), "flat", "mask", "out_shape"), level="full", lines=lines,
-                  indent="    ")
-    for position, value in enumerate(group.outputs):
-        kernel.store(value, f"out{position}", scope)
-    outputs = len(group.outputs)
-    header = [
+    stage = Stage("D", tuple(group.full_shape), "flat", "mask", "out_shape")
+    tiled, flat = [], []  # the epilogue twice: on the 2-D tile, and on the split-K reduce kernel's 1-D block
+    for lines, indent in ((tiled, "        "), (flat, "    ")):
+        scope = Scope(stage=stage, level="full", lines=lines, indent=indent)
+        for position, value in enumerate(group.outputs):
+            kernel.store(value, f"out{position}", scope)
+    params = kernel.signature(len(group.outputs), _STRIDES)
+    main = [
         "@triton.jit",
-        f"def {name}({kernel.signature(outputs, _STRIDES)}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, "
+        f"def {name}(ws, K_SPLIT, {params}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, "
         "BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr, COMPENSATE: tl.constexpr, "
-        "WIDE: tl.constexpr):",
-    ] + [line.format(a=a_param, b=b_param) for line in _PROLOGUE]
+        "PARTIAL: tl.constexpr, WIDE: tl.constexpr):",
+    ] + [line.format(a=a_param, b=b_param) for line in _PROLOGUE] + tiled
+    reduce = [
+        "@triton.jit",
+        f"def {name}_splitk(ws, SPLITS, numel, {params}, BLOCK: tl.constexpr, WIDE: tl.constexpr):",
+    ] + _REDUCE_PROLOGUE + flat
     launcher = _launcher(kernel, group, tuning, index, core.layout, a_param, b_param)
-    return Emitted(kernel="\n".join(header + lines) + "\n", launcher="\n".join(launcher) + "\n",
+    return Emitted(kernel="\n".join(main) + "\n\n\n" + "\n".join(reduce) + "\n", launcher="\n".join(launcher) + "\n",
                    launcher_name=f"_launch_{index}", inputs=launcher_inputs(kernel), outputs=list(group.outputs),
-                   summary=f"{name}: {core.layout} product, epilogue {describe_ops(group.members[1:])}")
+                   summary=f"{name}: {core.layout} product, epilogue {describe_ops(group.members[1:])}",
+                   support=["_split_k"])
 
 
 def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: str, a_param: str,
@@ -110,19 +134,27 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: st
         lines.append(f"    out{position} = torch.empty(out_shape, device=a.device, "
                      f"dtype={kernel.output_dtype(value)})")
     args = call_args(kernel, len(group.outputs), ["M", "N", "K", "*strides"]).split(", ")
-    args = ["a" if arg == a_param else "b" if arg == b_param else arg for arg in args]
+    args = ", ".join("a" if arg == a_param else "b" if arg == b_param else arg for arg in args)
     fp32, half = tuning.matmul_fp32, tuning.matmul_half
     lines += [
         "    if a.dtype == torch.float32:  # full fp32 products (no TF32), as the reference computes them",
         f"        BM, BN, BK, warps, stages, precision = {fp32[0]}, {fp32[1]}, {fp32[2]}, {fp32[3]}, {fp32[4]}, 'ieee'",
         "    else:",
         f"        BM, BN, BK, warps, stages, precision = {half[0]}, {half[1]}, {half[2]}, {half[3]}, {half[4]}, 'tf32'",
-        "    wide = max(a.numel(), b.numel(), math.prod(out_shape)) >= 2**31",
-        "    if M > 0 and N > 0:",
-        "        grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN), batch)",
-        f"        {kernel.name}[grid]({', '.join(args)}, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, "
-        f"GROUP_M={tuning.group_m}, PRECISION=precision, COMPENSATE=K >= {COMPENSATE_FROM_K}, WIDE=wide, "
-        "num_warps=warps, num_stages=stages)",
+        "    numel = batch * M * N",
+        "    wide = max(a.numel(), b.numel(), numel) >= 2**31",
+        "    if numel == 0:",
+        f"        return {returned(len(group.outputs))}",
+        "    tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)",
+        "    splits = _split_k(a.device, tiles * batch, K, BK)",
+        "    k_split = triton.cdiv(triton.cdiv(K, splits), BK) * BK",
+        "    ws = torch.empty((splits, numel), device=a.device, dtype=torch.float32) if splits > 1 else a",
+        f"    {kernel.name}[(tiles, batch, splits)](ws, k_split, {args}, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, "
+        f"GROUP_M={tuning.group_m}, PRECISION=precision, COMPENSATE=k_split >= {COMPENSATE_FROM_K}, "
+        "PARTIAL=splits > 1, WIDE=wide, num_warps=warps, num_stages=stages)",
+        "    if splits > 1:",
+        f"        {kernel.name}_splitk[(triton.cdiv(numel, {tuning.pointwise_block}),)](ws, splits, numel, {args}, "
+        f"BLOCK={tuning.pointwise_block}, WIDE=wide or splits * numel >= 2**31, num_warps={tuning.pointwise_warps})",
         f"    return {returned(len(group.outputs))}",
     ]
     return lines

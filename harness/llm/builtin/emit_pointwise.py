@@ -30,6 +30,7 @@ class Emitted:
     inputs: list = field(default_factory=list)   # forward expressions passed to the launcher, in order
     outputs: list = field(default_factory=list)  # values the launcher returns, in order
     summary: str = ""
+    support: list = field(default_factory=list)  # names of launch helpers the launcher calls
 
 
 def emit_pointwise(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:

@@ -92,6 +92,15 @@ class Reduce(Value):
 
 
 @dataclass(eq=False)
+class Scan(Value):
+    """An inclusive prefix scan (``kind`` cumsum or cumprod) of ``input`` along ``axis`` (one dim)."""
+
+    kind: str = "cumsum"
+    input: Value | None = None
+    axis: Axis = Axis()
+
+
+@dataclass(eq=False)
 class Matmul(Value):
     """``a @ b`` in fp32 accumulation; ``layout`` 'linear' means b is a (N, K) weight used transposed."""
 
@@ -108,13 +117,15 @@ def tensor_inputs(value: Value) -> list[Value]:
     if isinstance(value, Reduce):
         extra = [value.axis.groups] if isinstance(value.axis.groups, Value) else []
         return [value.input, *extra]
+    if isinstance(value, Scan):
+        return [value.input]
     if isinstance(value, Matmul):
         return [value.a, value.b]
     return []
 
 
 def is_computed(value: Value) -> bool:
-    return isinstance(value, (Pointwise, Reduce, Matmul))
+    return isinstance(value, (Pointwise, Reduce, Scan, Matmul))
 
 
 def keepdim_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:

@@ -78,6 +78,10 @@ LOSSES = {
                             ("eps", 1e-6), ("swap", False), ("size_average", None), ("reduce", None),
                             ("reduction", "mean")),
 }
+SCANS = {
+    "cumsum": (("dim", REQUIRED), ("dtype", None)),
+    "cumprod": (("dim", REQUIRED), ("dtype", None)),
+}
 MATMULS = {
     "matmul": (("other", REQUIRED),),
     "linear": (("weight", REQUIRED), ("bias", None)),
@@ -152,7 +156,7 @@ MODULE_PARAMS = {
 
 
 def signature(op: str) -> tuple:
-    for table in (UNARY, BINARY, REDUCTIONS, LOSSES, MATMULS):
+    for table in (UNARY, BINARY, REDUCTIONS, LOSSES, SCANS, MATMULS):
         if op in table:
             prefix = (("input", REQUIRED), ("other", REQUIRED)) if table is BINARY else (("input", REQUIRED),)
             return prefix + tuple(table[op])
@@ -185,7 +189,8 @@ def _torch_function_names() -> dict[int, str]:
     import torch.nn.functional as F
 
     names: dict[int, str] = {}
-    everything = set(UNARY) | set(BINARY) | set(REDUCTIONS) | set(LOSSES) | set(MATMULS) | IDENTITIES | VIEWS \
+    everything = set(UNARY) | set(BINARY) | set(REDUCTIONS) | set(LOSSES) | set(SCANS) | set(MATMULS) | IDENTITIES \
+        | VIEWS \
         | FACTORIES | ANCHOR_FUNCTIONS | set(_ALIASES) | {"where", "einsum", "diag"}
     for name in everything:
         canonical = _ALIASES.get(name, name)

@@ -6,6 +6,7 @@ Three kinds of kernel:
 - ``rows``: one or more reductions over the same rows of one tensor, the elementwise values
   before them (recomputed in every pass over the row), the per-row values after them, and the
   elementwise values that combine both (softmax, the norms, ``x / x.norm(dim, keepdim=True)``);
+- ``scan``: a prefix sum or product along one dim, with the elementwise values before and after it;
 - ``matmul``: a tiled product with the elementwise epilogue that follows it.
 
 A value joins the latest open group it fits; a value read outside its group is stored and
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Value, is_computed, \
+from harness.llm.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Scan, Value, is_computed, \
     keepdim_shape, reduced_shape, tensor_inputs
 from harness.llm.builtin.lower import Kept, Program, ReduceTuple
 
@@ -34,12 +35,13 @@ class PlanOptions:
 @dataclass(eq=False)
 class Group:
     index: int
-    kind: str                                   # pointwise | rows | matmul
+    kind: str                                   # pointwise | rows | scan | matmul
     full_shape: tuple
     members: list[Value] = field(default_factory=list)
     level: dict[int, str] = field(default_factory=dict)   # uid -> full | row | core
     axis: Axis | None = None
     reductions: list[Reduce] = field(default_factory=list)
+    scan: Scan | None = None
     closed: bool = False
     outputs: list[Value] = field(default_factory=list)
     position: int = 0
@@ -89,6 +91,8 @@ class _Planner:
                 self._pointwise(item, position)
             elif isinstance(item, Reduce):
                 self._reduce(item, position)
+            elif isinstance(item, Scan):
+                self._scan(item, position)
             elif isinstance(item, Matmul):
                 self._matmul(item, position)
         for value in _flatten(self.program.output):
@@ -140,6 +144,18 @@ class _Planner:
         group.reductions.append(value)
         self._add(group, value, "row", position)
 
+    def _scan(self, value: Scan, position: int) -> None:
+        source = value.input
+        group = self.group_of.get(source.uid) if is_computed(source) else None
+        if group is not None and not group.closed and group.kind == "pointwise" and self.options.fuse_prologue:
+            group.kind = "scan"
+        else:
+            if group is not None:
+                self._consume_outside(source)
+            group = self._new_group("scan", source.shape)
+        group.axis, group.scan = value.axis, value
+        self._add(group, value, "full", position)
+
     def _matmul(self, value: Matmul, position: int) -> None:
         for operand in (value.a, value.b):
             if is_computed(operand):
@@ -154,7 +170,7 @@ class _Planner:
         mine = [u for u in tensor_inputs(value) if is_computed(u) and self.group_of.get(u.uid) is group]
         if any(isinstance(u, Reduce) and u.kind.startswith("arg") for u in mine):
             return None  # indices are stored, never computed with
-        if group.kind == "pointwise":
+        if group.kind in ("pointwise", "scan"):
             return "full" if value.shape == group.full_shape else None
         if group.kind == "matmul":
             return "full" if self.options.fuse_matmul_epilogue and value.shape == group.full_shape else None

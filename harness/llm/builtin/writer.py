@@ -13,9 +13,9 @@ from harness.llm.builtin import analyze, lower, plan as planning
 from harness.llm.builtin.emit_matmul import emit_matmul
 from harness.llm.builtin.emit_ops import HELPERS, helpers_used
 from harness.llm.builtin.emit_pointwise import Emitted, Tuning, emit_pointwise
-from harness.llm.builtin.emit_rows import emit_rows
+from harness.llm.builtin.emit_rows import emit_rows, emit_scan
 from harness.llm.builtin.ir import NoRule, Value
-from harness.llm.builtin.emit_common import forward_expr
+from harness.llm.builtin.emit_common import forward_expr, launch_helpers
 
 MODEL = "builtin-rules-v1"
 
@@ -55,7 +55,7 @@ VARIANTS = {
 FALLBACK = "conservative"                 # what a failed attempt is retried with
 TUNING_ORDER = ("default", "wide", "narrow")  # what an "ok, make it faster" request walks through
 
-_EMITTERS = {"pointwise": emit_pointwise, "rows": emit_rows, "matmul": emit_matmul}
+_EMITTERS = {"pointwise": emit_pointwise, "rows": emit_rows, "scan": emit_scan, "matmul": emit_matmul}
 
 
 @dataclass
@@ -197,11 +197,16 @@ def _assemble(traced: analyze.Traced, variant: Variant, emitted: list[Emitted], 
         _HEADER.format(model=MODEL, variant=variant.name).rstrip()
         + "\n" + "\n".join(f"# {line}" for line in summaries)
         + ("\n# kept in PyTorch: " + ", ".join(dict.fromkeys(k for k in kept if k)) if any(kept) else ""),
-        "import math\n\nimport torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl",
+        "import functools\nimport math\n\nimport torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl",
         traced.preamble,
         *helpers,
+        *_support(emitted),
         *(e.kernel for e in emitted),
         *(e.launcher for e in emitted),
         "class ModelNew(nn.Module):\n" + traced.init_body.rstrip("\n") + "\n\n" + "\n".join(forward),
     ]
     return "\n\n\n".join(part.strip("\n") for part in parts if part.strip()) + "\n"
+
+
+def _support(emitted: list[Emitted]) -> list[str]:
+    return launch_helpers({name for item in emitted for name in item.support})

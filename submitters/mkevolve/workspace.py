@@ -1,0 +1,97 @@
+"""Choosing a decomposition, and the sub-problems of its units (captured inputs on disk, built lazily).
+
+Decomposition is tried finest first: the fx graph; else the child modules forward calls; else the
+whole model as one unit. The reason each finer way did not apply is kept for the provenance.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from submitters.mkevolve import capture as capturing
+from submitters.mkevolve.coarse import ModuleDecomposition, WholeDecomposition
+from submitters.mkevolve.compose import ProblemParts
+from submitters.mkevolve.graph import FxDecomposition, trace
+from submitters.mkevolve.subproblem import judge_source, prompt_source
+from submitters.mkevolve.units import Undecomposable, Unit
+
+
+def decompose(problem: Any, opts: Any, max_units: int) -> tuple[Any, Any]:
+    """(decomposition, model run or None)."""
+    try:
+        run = capturing.ModelRun(problem, opts)
+    except Exception as error:  # noqa: BLE001 - the judge will report a broken reference; we just do not split it
+        return WholeDecomposition(f"the reference could not be run here ({type(error).__name__}: {error})"), None
+    reasons = []
+    try:
+        gm = trace(run.model)
+        info, _ = run.run_graph(gm)
+        return FxDecomposition(gm, info, run.state_names(), max_units), run
+    except Undecomposable as why:
+        reasons.append(f"fx: {why}")
+    try:
+        modules = ModuleDecomposition(run.model, ProblemParts(problem.source).forward(), max_units)
+        modules.accept_capture(*run.run_hooked(modules.paths))
+        return modules, run
+    except (Undecomposable, ValueError, SyntaxError) as why:
+        reasons.append(f"modules: {why}")
+    return WholeDecomposition("; ".join(reasons)), run
+
+
+class Workspace:
+    """The sub-problems of one problem's units, keyed by the operations they cover."""
+
+    def __init__(self, problem: Any, opts: Any, decomposition: Any, run: Any):
+        self.problem, self.opts, self.decomposition, self.run = problem, opts, decomposition, run
+        self.folder = Path(tempfile.mkdtemp(prefix="crucible-mkevolve-"))
+        self._built: dict[tuple[int, int], tuple[Any, str]] = {}
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def title(self, unit: Unit) -> str:
+        return f"unit {unit.name} ({', '.join(self.decomposition.ops(unit))}) of {self.problem.id}"
+
+    def subproblem(self, unit: Unit) -> tuple[Any, str]:
+        """(the judge's Problem, the source shown in prompts) for ``unit``."""
+        if self.decomposition.mode == "whole":
+            return self.problem, self.problem.source
+        if unit.span not in self._built:
+            self.prepare([unit])
+        return self._built[unit.span]
+
+    def prepare(self, units: list[Unit]) -> None:
+        """Capture the inputs of every unit in ``units`` not captured yet, in one run of the model."""
+        missing = [u for u in units if u.span not in self._built]
+        if not missing or self.decomposition.mode == "whole":
+            return
+        inputs = self._capture(missing)
+        for unit in missing:
+            self._build(unit, inputs[unit.name])
+
+    def _capture(self, units: list[Unit]) -> dict[str, list]:
+        decomposition = self.decomposition
+        if decomposition.mode == "modules":
+            return {unit.name: decomposition.captured[decomposition.path(unit)] for unit in units}
+        wanted: dict = {}
+        for unit in units:
+            wanted.setdefault(decomposition.nodes[unit.start], []).append((unit.name, decomposition.inputs(unit)))
+        _, captured = self.run.run_graph(decomposition.gm, wanted)
+        return captured
+
+    def _build(self, unit: Unit, inputs: list) -> None:
+        from harness.problem import problem_from_source
+
+        spec = self.decomposition.spec(unit)
+        stem = f"{unit.span[0]}_{unit.span[1]}"
+        path = capturing.save(self.folder, stem, inputs, capturing.sub_state(spec))
+        title = self.title(unit)
+        source = judge_source(spec, title, path)
+        sub = problem_from_source(source, f"{self.problem.id}/mk_{stem}", level=self.problem.level,
+                                  suite="mkevolve", size=getattr(self.opts, "size", "small"))
+        # The prompt names no unit, so a unit met again after a split and a merge gets the same prompt.
+        prompt = prompt_source(spec, f"A submodule ({', '.join(self.decomposition.ops(unit))})", inputs)
+        self._built[unit.span] = (sub, prompt)
