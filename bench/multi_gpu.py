@@ -25,7 +25,7 @@ def overlaps(records: list[dict]) -> int:
     count = 0
     by_gpu = defaultdict(list)
     for record in records:
-        by_gpu[record.get("gpu_index")].append(record["device_window"])
+        by_gpu[record.get("gpu_index")].extend(record.get("gpu_windows") or [])
     for windows in by_gpu.values():
         windows.sort()
         count += sum(1 for a, b in zip(windows, windows[1:]) if b[0] < a[1] - 1e-3)
@@ -61,7 +61,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = [run(int(w), args, out) for w in args.workers.split(",")]
-    print("workers | wall s | run files | records | GPUs used | overlapping device windows on one GPU")
+    print("workers | wall s | run files | records | GPUs used | overlapping timing windows on one GPU")
     for r in results:
         print(f"{r['workers']:7d} | {r['wall_s']:6.0f} | {r['files']:9d} | {r['records']:7d} | {r['gpus']} | {r['overlaps']}")
     base = results[0]["wall_s"]

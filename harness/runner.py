@@ -6,12 +6,9 @@ endpoint that is down) becomes a ``rejected`` record with the reason, and the ru
 
 from __future__ import annotations
 
-import fcntl
 import os
 import tempfile
-import time
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -58,10 +55,8 @@ class Runner:
 
     def run_problem(self, problem: Problem) -> list[dict]:
         """Generate and judge; every record is on disk before this returns."""
-        with gpu_lock(self.opts):
-            window_start = time.time()
-            candidates = self._candidates(problem)
-            return [self._record(problem, c, i, window_start) for i, c in enumerate(candidates)]
+        candidates = self._candidates(problem)
+        return [self._record(problem, c, i) for i, c in enumerate(candidates)]
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
         stopped = self.run_budget.exceeded_by(self.spent)
@@ -94,7 +89,7 @@ class Runner:
         return {"device": self.opts.device, "name": device_name(self.opts.device),
                 "peaks": (lambda: self.cache.peaks(self.opts.device))}
 
-    def _record(self, problem: Problem, candidate: Candidate, attempt: int, window_start: float) -> dict:
+    def _record(self, problem: Problem, candidate: Candidate, attempt: int) -> dict:
         identity = {"generator": self.generator_name, "provider": candidate.provider, "model": candidate.model,
                     "attempt": attempt,
                     "stopped": candidate.provenance.get("stopped") or candidate.provenance.get("no_code")}
@@ -103,8 +98,7 @@ class Runner:
         self.spent = self.spent + candidate.usage
         record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
                       transcript=candidate.transcript, provenance=candidate.provenance,
-                      fixes=problem.fixes or None, shrunk=problem.shrunk, gpu_index=self.opts.gpu_index,
-                      device_window=[window_start, time.time()])
+                      fixes=problem.fixes or None, shrunk=problem.shrunk, gpu_index=self.opts.gpu_index)
         self.writer.append(record)
         return record
 
@@ -120,24 +114,6 @@ def _resume_target(runs_dir: str | Path, suite: str, generator: str) -> Path | N
     suffix = "_" + run_file_name("x", suite, generator).split("_", 1)[1]
     found = sorted(Path(runs_dir).glob(f"*{suffix}")) if Path(runs_dir).is_dir() else []
     return found[-1] if found else None
-
-
-@contextmanager
-def gpu_lock(opts: EvalOptions):
-    """Hold the GPU while evaluating on it, so no two timings ever share one (several pytest-xdist
-    workers on fewer GPUs queue here). A no-op on the CPU and for correctness-only runs."""
-    if opts.device != "cuda" or not opts.timing:
-        # correctness-only runs may share a GPU; only timings must have it to themselves
-        yield
-        return
-    index = opts.gpu_index if opts.gpu_index is not None else 0
-    path = Path(tempfile.gettempdir()) / f"crucible-gpu-{index}.lock"
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def gpu_for_worker(worker_id: str | None, gpu_count: int) -> int | None:

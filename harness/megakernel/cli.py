@@ -67,12 +67,37 @@ def _check(args) -> int:
         print(json.dumps(out, default=str))
     else:
         print(f"{args.check}: {verdict.report()}")
-        if out.get("witness_trace") is not None:
-            print(f"  interleaving that shows it (tasks in completion order): {out['witness_trace']}")
+        for line in _legend(doc, verdict.violations[:1]):
+            print(f"      {line}")
+        trace = out.get("witness_trace")
+        if trace is not None:
+            when = f"after tasks {trace} complete, in that order" if trace else "right at launch"
+            print(f"  it can happen {when} (replayable with harness.megakernel.oracle.replay)")
         if args.oracle:
             o = out["oracle"]
             print(f"  oracle ({o['mode']}, {o['states']} states): {'safe' if o['safe'] else 'UNSAFE ' + str(o['kinds'])}")
     return 0 if verdict.ok else 1
+
+
+def _legend(doc, violations: list[dict]) -> list[str]:
+    """Names of the tasks and buffers a witness mentions, so ids can be read without the file."""
+    if not isinstance(doc, dict) or not violations:
+        return []
+    witness = violations[0].get("witness", {})
+    tasks = {t.get("id"): t for t in doc.get("tasks", []) if isinstance(t, dict)}
+    buffers = {b.get("id"): b for b in doc.get("buffers", []) if isinstance(b, dict)}
+    lines = []
+    for key in ("writer", "reader", "task", "waiter", "writers", "cycle"):
+        for tid in witness.get(key, []) if isinstance(witness.get(key), list) else [witness.get(key)]:
+            task = tasks.get(tid) if isinstance(tid, int) else None
+            if task:
+                lines.append(f"task {tid} = {task.get('label') or task.get('op')} ({task.get('op')} on SM {task.get('sm')})")
+    for key in ("buffer", "buffers"):
+        for bid in witness.get(key, []) if isinstance(witness.get(key), list) else [witness.get(key)]:
+            buf = buffers.get(bid) if isinstance(bid, int) else None
+            if buf:
+                lines.append(f"buffer {bid} = {buf.get('name')} ({buf.get('kind')}, {buf.get('space', 'HBM')})")
+    return list(dict.fromkeys(lines))
 
 
 def _lower(args) -> int:

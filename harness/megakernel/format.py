@@ -24,31 +24,6 @@ READ_ONLY_KINDS = frozenset({"WEIGHT", "CONST", "IO_INPUT"})
 SPACES = ("HBM", "GLOBAL_SCRATCH", "SMEM", "REGISTER")
 ON_CHIP_SPACES = frozenset({"SMEM", "REGISTER"})
 DTYPES = ("F32", "F16", "BF16", "F8E4M3", "F8E5M2", "I32", "I8", "I4", "U8", "BOOL")
-DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "F8E4M3": 1, "F8E5M2": 1, "I32": 4, "I8": 1,
-               "I4": 0.5, "U8": 1, "BOOL": 1}
-
-
-def numel(shape: list[int]) -> int:
-    total = 1
-    for dim in shape:
-        total *= dim
-    return total
-
-
-def nbytes(buffer: dict) -> int:
-    return int(numel(buffer["shape"]) * DTYPE_BYTES[buffer["dtype"]] + 0.5)
-
-
-def full_box(shape: list[int]) -> list[list[int]]:
-    return [[0, dim] for dim in shape]
-
-
-def boxes_overlap(a: list[list[int]], b: list[list[int]]) -> bool:
-    """Half-open boxes overlap when every dimension's intervals intersect."""
-    for (lo_a, hi_a), (lo_b, hi_b) in zip(a, b):
-        if hi_a <= lo_b or hi_b <= lo_a:
-            return False
-    return True
 
 
 def queues(doc: dict) -> dict[int, list[int]]:
@@ -62,10 +37,6 @@ def queues(doc: dict) -> dict[int, list[int]]:
 def new_document(target: dict, meta: dict | None = None) -> dict:
     return {"format": FORMAT, "meta": dict(meta or {}), "target": dict(target), "buffers": [],
             "counters": [], "tasks": [], "pages": None, "config": None}
-
-
-def dumps(doc: Any) -> str:
-    return json.dumps(doc, indent=1, sort_keys=False)
 
 
 def canonical(doc: Any) -> str:
@@ -87,5 +58,3 @@ def load(path: str | Path) -> Any:
         return text
 
 
-def is_amk(doc: Any) -> bool:
-    return isinstance(doc, dict) and "ir_version" in doc and "format" not in doc

@@ -38,7 +38,7 @@ def corpus_part(summary: dict, seed: int, size: int, workers: int | None = None)
         "oracle": {"max_states": labelling.MAX_STATES, "sampled_runs": labelling.SAMPLED_RUNS,
                    "modes": _count(rows, "mode"), "max_states_seen": max((r["states"] for r in rows if r["mode"] == "exhaustive"), default=0)},
         "label_wall_s": time.perf_counter() - started, "oracle_s": sum(c["oracle_s"] for c in chunks),
-        "validate_s": validate_s, "validate_per_s_in_workers": len(rows) / validate_s if validate_s else None,
+        "validate_cpu_s": validate_s, "validate_per_cpu_s": len(rows) / validate_s if validate_s else None,
     }
     summary["confusion"] = report.by_mode(rows)
     summary["per_class"] = report.per_class(rows)
@@ -89,7 +89,3 @@ def search_part(summary: dict, model: str = "tiny", budget: int = 12, seed: int 
                   "max_sm_bytes": e.cost["max_sm_bytes"], "vm_max_abs_err": e.vm_max_abs_err} for e in ranked[:5]],
     }
     return search
-
-
-def corpus_size_ok(size: int) -> bool:
-    return size >= corpus.DEFAULT_SIZE

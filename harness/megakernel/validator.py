@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from harness.megakernel.format import READ_ONLY_KINDS
-from harness.megakernel.hb import Graph, Order, bits
+from harness.megakernel.hb import Graph, Order, bits, run
 from harness.megakernel.structure import Compiled, compile_document, violation
 
 DEADLOCK_CLASSES = ("wait_unproduced", "threshold_exceeds_producers", "self_wait", "cycle", "queue_order")
@@ -20,7 +20,7 @@ RACE_CLASSES = ("raw", "kv_before_append", "first_k_of_n", "waw", "war_page", "o
                 "read_unwritten", "output_unwritten")
 STRUCTURAL_CLASSES = ("malformed", "dangling_ref", "caps_exceeded", "bad_threshold", "sm_out_of_range",
                       "not_co_resident", "write_readonly")
-_RACE_LIMIT = 20
+_RACE_LIMIT = 12  # violations kept per verdict; the rest are counted in stats['more_violations']
 
 
 @dataclass
@@ -66,15 +66,16 @@ def validate(doc) -> Verdict:
 
 def _semantic(c: Compiled) -> Verdict:
     g = Graph(c)
-    size = len(c.task_ids)
-    order = g.completable()
-    stats = {"tasks": size, "sms": len(set(c.sm)), "counters": len(c.counter_ids)}
-    if len(order) < size:
-        return Verdict(False, _deadlocks(c, g, order), {**stats, "phase": "deadlock"})
-    hb = Order(g, order)
-    stats["partial_waits"] = hb.partial
+    order, hb = run(g)
+    stats = {"tasks": len(c.task_ids), "sms": len(set(c.sm)), "counters": len(c.counter_ids)}
+    if hb is None:
+        stats["phase"] = "deadlock"
+        return Verdict(False, _deadlocks(c, g, order), stats)
     found = _races(c, g, hb)
-    return Verdict(not found, found, {**stats, "phase": "races"})
+    stats["phase"], stats["partial_waits"] = "races", hb.partial
+    if found.more:
+        stats["more_violations"] = found.more
+    return Verdict(not found, list(found), stats)
 
 
 # --------------------------------------------------------------------------- deadlocks
@@ -121,15 +122,15 @@ def _root_causes(c, g, stuck, done) -> tuple[list[dict], set[int]]:
     return found, rooted
 
 
-def _blockers(c, g, t, done, done_tasks) -> list[tuple[int, str]]:
+def _blockers(c, g, t, done, done_tasks) -> list[tuple[int, int]]:
+    """(task, counter index) pairs t cannot start without; counter -1 is the queue edge."""
     edges = []
     p = g.qpred[t]
     if p >= 0 and p not in done_tasks:
-        edges.append((p, "queue"))
+        edges.append((p, -1))
     for counter, k in c.waits[t]:
         if done[counter] < k:
-            edges.extend((q, f"counter {c.counter_ids[counter]}") for q in g.prods[counter]
-                         if q not in done_tasks and q != t)
+            edges += [(q, counter) for q in g.prods[counter] if q not in done_tasks and q != t]
     return edges
 
 
@@ -162,8 +163,9 @@ def _find_cycle(c, g, stuck, done, rooted, done_tasks) -> dict | None:
     return None
 
 
-def _cycle_violation(c, nodes: list[int], kinds: list[str]) -> dict:
+def _cycle_violation(c, nodes: list[int], counters: list[int]) -> dict:
     ids = [c.task_ids[i] for i in nodes]
+    kinds = ["queue" if k < 0 else f"counter {c.counter_ids[k]}" for k in counters]
     steps = [f"{a} waits for {b} ({k})" for a, b, k in zip(ids, ids[1:] + ids[:1], kinds)]
     if "queue" in kinds:
         return violation("queue_order", "deadlock", "per-SM queue order contradicts the graph: "
@@ -175,26 +177,44 @@ def _cycle_violation(c, nodes: list[int], kinds: list[str]) -> dict:
 # --------------------------------------------------------------------------- races
 
 class _Found(list):
+    """Violations, at most _RACE_LIMIT kept; callers test ``full`` before building one."""
+
+    more = 0
+
+    @property
+    def full(self) -> bool:
+        return len(self) >= _RACE_LIMIT
+
     def add(self, v: dict) -> None:
-        if len(self) < _RACE_LIMIT:
+        if self.full:
+            self.more += 1
+        else:
             self.append(v)
 
+    def skip(self) -> bool:
+        """True (and counted) when the list is full, so the caller need not build the violation."""
+        if self.full:
+            self.more += 1
+            return True
+        return False
 
-def _races(c: Compiled, g: Graph, hb: Order) -> list[dict]:
+
+def _races(c: Compiled, g: Graph, hb: Order) -> _Found:
     found = _Found()
     writers = [0] * len(c.buf_ids)
     for i, outs in enumerate(c.outputs):
+        bit = 1 << i
         for b in outs:
-            writers[b] |= 1 << i
+            writers[b] |= bit
     _reads(c, g, hb, writers, found)
     _write_write(c, hb, writers, found)
     if c.page_of:
         _pages(c, hb, found)
     for b, kind in enumerate(c.buf_kind):
-        if kind == "IO_OUTPUT" and not writers[b]:
+        if not writers[b] and kind == "IO_OUTPUT":
             found.add(violation("output_unwritten", "race", f"output buffer {c.buf_ids[b]} is never "
                                 "written, so the host reads garbage", buffer=c.buf_ids[b]))
-    return list(found)
+    return found
 
 
 def _sm_masks(c: Compiled) -> dict[int, int]:
@@ -205,7 +225,7 @@ def _sm_masks(c: Compiled) -> dict[int, int]:
 
 
 def _reads(c, g, hb: Order, writers: list[int], found: _Found) -> None:
-    kinds, onchip, sm_masks = c.buf_kind, c.buf_onchip, None
+    kinds, onchip, sm_masks, anc, tainted = c.buf_kind, c.buf_onchip, None, hb.anc, hb.tainted
     for t, inputs in enumerate(c.inputs):
         for b in inputs:
             kind = kinds[b]
@@ -213,18 +233,23 @@ def _reads(c, g, hb: Order, writers: list[int], found: _Found) -> None:
                 continue
             others = writers[b] & ~(1 << t)
             if not (writers[b] if kind == "KV_CACHE" else others):
+                if found.skip():
+                    continue
                 found.add(violation("read_unwritten", "race", f"task {c.task_ids[t]} reads "
                                     f"{kind} buffer {c.buf_ids[b]}, which no other task writes this step",
                                     task=c.task_ids[t], buffer=c.buf_ids[b]))
                 continue
-            missing = hb.missing(others, t)
+            missing = others & ~anc[t]
+            if missing and tainted[t]:
+                missing = hb.missing(others, t)
             if onchip[b]:
                 sm_masks = sm_masks or _sm_masks(c)
                 cross = others & ~sm_masks[c.sm[t]]
                 if cross:
-                    found.add(_onchip(c, bits(cross)[0], t, b))
+                    if not found.skip():
+                        found.add(_onchip(c, bits(cross)[0], t, b))
                     continue
-            if missing:
+            if missing and not found.skip():
                 found.add(_read_race(c, g, hb, bits(missing)[0], t, b, missing.bit_count()))
 
 
@@ -249,7 +274,7 @@ def _read_race(c, g, hb: Order, w: int, t: int, b: int, count: int) -> dict:
     if c.buf_kind[b] == "KV_CACHE":
         return violation("kv_before_append", "race", f"task {ids[t]} reads KV cache {c.buf_ids[b]} "
                          f"without being ordered after this step's append (task {ids[w]})", **witness)
-    when = "before" if hb.before(t, w) else "unordered with"
+    when = "before" if (hb.anc[w] >> t) & 1 else "unordered with"  # wording only
     return violation("raw", "race", f"task {ids[t]} reads buffer {c.buf_ids[b]} {when} its writer "
                      f"task {ids[w]}", **witness)
 

@@ -164,6 +164,12 @@ class _Policy:
         """(finding kind, detail, refuse) for an event acted by the candidate; None otherwise."""
         if event == "object.__getattr__" and (len(args) < 2 or args[1] not in _FRAME_ATTRIBUTES):
             return None
+        if (event == "open" and _opens_for_writing(args)) or event in _PATH_EVENTS:
+            # Writes are judged by where they land whoever performs them (torch.save, shutil...),
+            # as long as candidate code is anywhere on the stack.
+            if not self._candidate_on_stack(caller):
+                return None
+            return self._filesystem(event, args, self._acting(caller)[0] == CANDIDATE)
         acting, direct = self._acting(caller)
         if acting != CANDIDATE:
             return None
@@ -182,7 +188,7 @@ class _Policy:
             return None
         if event in ("exec", "compile", "code.__new__", "marshal.loads"):
             return self._dynamic_code(event, args, direct)
-        return self._filesystem(event, args)
+        return self._filesystem(event, args, True)
 
     def _acting(self, frame) -> tuple[str | None, str | None]:
         """Origin of the acting frame (nearest non-stdlib) and of the direct caller."""
@@ -195,6 +201,13 @@ class _Policy:
                 return kind, direct
             frame = frame.f_back
         return None, direct
+
+    def _candidate_on_stack(self, frame) -> bool:
+        while frame is not None:
+            if self.origins.of(frame.f_code.co_filename) == CANDIDATE:
+                return True
+            frame = frame.f_back
+        return False
 
     def _attribute_write(self, args):
         target, name = args[0], args[1] if len(args) > 1 else "?"
@@ -220,7 +233,9 @@ class _Policy:
             return "dynamic_exec", f"{event} {filename if isinstance(filename, str) else ''}".strip(), False
         return None
 
-    def _filesystem(self, event, args):
+    def _filesystem(self, event, args, acting: bool):
+        """Writes outside the writable roots are refused; writes into torch's and triton's code
+        caches are refused only when the candidate itself makes them (it could plant code there)."""
         if event == "open" and _other_process(args[0] if args else None):
             return "introspection", f"open {args[0]!s:.120}", True
         if event == "open":
@@ -231,9 +246,13 @@ class _Policy:
             if isinstance(path, int) or path is None:
                 continue
             real = _real(os.fsdecode(path))
-            if not real.startswith(self.writable) or real.startswith(self.protected_caches):
+            if not _beneath(real, self.writable) or (acting and _beneath(real, self.protected_caches)):
                 return "filesystem", f"{event} {real}", True
         return None
+
+
+def _beneath(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
 def _opens_for_writing(args) -> bool:

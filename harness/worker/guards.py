@@ -114,6 +114,7 @@ class Guards:
         self.read_audit = lambda: []
         self.thread_findings: list[str] = []
         self.sandbox = "not applied"
+        self.frozen: list[str] = []
         self._origins = None
 
     @property
@@ -129,8 +130,11 @@ class Guards:
         import harness.worker.protocol  # noqa: F401
 
     def protect(self, workdir: str) -> None:
-        """Install the audit hook and the sandbox; called once, right before the candidate's import."""
+        """Freeze the classes the worker's reply path runs through, install the audit hook and the
+        sandbox; called once, right before the candidate's import."""
         from harness.worker import audit, sandbox
+
+        self.frozen = freeze_classes(_reply_path_classes())
 
         writable = [workdir, "/dev", "/dev/shm", f"/proc/{os.getpid()}"]
         caches = tuple(os.environ.get(name, "") for name in _CACHE_VARIABLES)
@@ -207,6 +211,47 @@ def _snapshot(torch) -> dict:
     if reductions is not None:
         add("torch.multiprocessing.reductions", vars(reductions), [k for k in vars(reductions) if not k.startswith("__")])
     return entries
+
+
+def _reply_path_classes() -> list[type]:
+    """Classes whose methods the worker calls after the candidate exists: the worker's own, the
+    channel and its pickler, torch.Tensor (fingerprints, pickling) and the CUDA event (timing)."""
+    import torch
+    from multiprocessing import connection, reduction
+
+    from harness.worker import audit, main
+
+    classes = [Guards, _LaunchCounter, main.State, audit.Origins, audit._Policy, connection.Connection,
+               connection._ConnectionBase, reduction.ForkingPickler, torch.Tensor, torch.cuda.Event]
+    return [cls for cls in classes if isinstance(cls, type)]
+
+
+_IMMUTABLE_TYPE = 1 << 8   # Py_TPFLAGS_IMMUTABLETYPE (CPython 3.10+)
+
+
+def freeze_classes(classes: list[type]) -> list[str]:
+    """Make classes immutable the way CPython's own built-in types are: ``Cls.attr = x`` and even
+    ``type.__setattr__(Cls, ...)`` raise TypeError. Python offers no such switch for classes written
+    in Python, so the flag is set in the type object (the offset found and checked on known types)."""
+    import ctypes
+
+    offset = _type_flags_offset(ctypes)
+    if offset is None:
+        return []
+    for cls in classes:
+        ctypes.c_ulong.from_address(id(cls) + offset).value |= _IMMUTABLE_TYPE
+    return [f"{cls.__module__}.{cls.__qualname__}" for cls in classes if cls.__flags__ & _IMMUTABLE_TYPE]
+
+
+def _type_flags_offset(ctypes) -> int | None:
+    class Probe:
+        pass
+
+    known = (type, int, object, Probe)
+    for offset in range(8, 512, 8):
+        if all(ctypes.c_ulong.from_address(id(cls) + offset).value == cls.__flags__ for cls in known):
+            return offset
+    return None
 
 
 def _report_thread_starts() -> None:

@@ -13,7 +13,7 @@ import os
 from types import MappingProxyType
 from typing import Any
 
-from harness.checks import flatten_outputs
+import torch
 
 POISON_BYTES_MIN = 1 << 20
 
@@ -22,7 +22,22 @@ class _OutputTypeError(TypeError):
     pass
 
 
-def _plain_outputs(torch, output, _flatten=flatten_outputs, _error=_OutputTypeError) -> list:
+def _flatten(output, _tensor=torch.Tensor, _type=type, _isinstance=isinstance, _sequence=(tuple, list)) -> list | None:
+    """harness.checks.flatten_outputs with its builtins bound here: exactly plain tensors, in
+    (nested) tuples or lists, depth first; None for anything else (a subclass can work lazily)."""
+    flat, pending = [], [output]
+    while pending:
+        item = pending.pop()
+        if _type(item) is _tensor:
+            flat.append(item)
+        elif _isinstance(item, _sequence):
+            pending.extend(reversed(item))
+        else:
+            return None
+    return flat
+
+
+def _plain_outputs(torch, output, _flatten=_flatten, _error=_OutputTypeError) -> list:
     flat = _flatten(output)
     if flat is None:
         raise _error(f"forward returned {type(output).__module__}.{type(output).__name__}; "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import pickle
+from multiprocessing.reduction import ForkingPickler
 
 # Exit codes a worker uses on purpose; anything else (a signal, os._exit by the candidate) is a crash.
 EXIT_OK = 0
@@ -54,13 +55,12 @@ def load_untrusted(data: bytes):
     return _RestrictedUnpickler(io.BytesIO(data)).load()
 
 
-def dump(obj) -> bytes:
-    """Pickle with torch's reductions, so tensors travel by shared memory or CUDA IPC."""
-    from multiprocessing.reduction import ForkingPickler
-
+def dump(obj, _dumps=ForkingPickler.dumps, _bytes=bytes) -> bytes:
+    """Pickle with torch's reductions, so tensors travel by shared memory or CUDA IPC. (The pickler
+    is bound at import: candidate code in the worker cannot rebind what replies go through.)"""
     use_file_system_sharing()
 
-    return bytes(ForkingPickler.dumps(obj))
+    return _bytes(_dumps(obj))
 
 
 def use_file_system_sharing() -> None:

@@ -29,9 +29,6 @@ class ModelRun:
         self.inputs = self.env.make_inputs(self.env.trial_seed(CAPTURE_SEED))
         self.tolerance = opts.tol()
 
-    def state_names(self) -> set[str]:
-        return {name for name, _ in self.model.named_parameters()} | {name for name, _ in self.model.named_buffers()}
-
     def reference_output(self) -> list:
         import torch
 
@@ -63,13 +60,13 @@ class ModelRun:
         self._check_same(output)
         return info, captured
 
-    def run_hooked(self, paths: list[str]) -> tuple[dict[str, list], dict[str, int]]:
+    def run_hooked(self, paths: list[str]) -> tuple[dict[str, list], dict[str, set]]:
         """Run the model with hooks on the child modules at ``paths``: the arguments of each one's
-        first call, and how many times each was called."""
+        first call, and the distinct argument signatures (types, shapes, dtypes) of all its calls."""
         import torch
 
         captured: dict[str, list] = {}
-        calls = dict.fromkeys(paths, 0)
+        calls: dict[str, set] = {path: set() for path in paths}
         handles = [self.model.get_submodule(path).register_forward_pre_hook(_recorder(path, captured, calls))
                    for path in paths]
         try:
@@ -96,7 +93,8 @@ class ModelRun:
 
 def _recorder(path: str, captured: dict, calls: dict):
     def hook(module, args):
-        calls[path] += 1
+        calls[path].add(tuple((type(a).__name__, tuple(getattr(a, "shape", ())), str(getattr(a, "dtype", "")))
+                              for a in args))
         if path not in captured:
             captured[path] = [snapshot_value(arg) for arg in args]
 

@@ -1,7 +1,8 @@
 """The coarser decompositions, for models torch.fx cannot trace.
 
 ``ModuleDecomposition``: the units are the model's child modules that ``forward`` calls directly
-(``self.c_attn(x)``), once, with tensor arguments, and that can be rebuilt from their repr. The
+(``self.c_attn(x)``) at one call site, with tensor arguments of one shape, and that can be rebuilt
+from their repr. The
 forward itself is kept as written; in the composition each such call is redirected to the child's
 verified kernel. Everything between the calls stays PyTorch. These units are neither split nor merged.
 
@@ -33,15 +34,17 @@ class ModuleDecomposition:
         for unit in self.units[max(1, max_units):]:
             unit.status, unit.note = PYTORCH, "kept in PyTorch: beyond max_submodules"
 
-    def accept_capture(self, captured: dict[str, list], calls: dict[str, int]) -> None:
-        """Keep only the children called exactly once with tensor arguments (others stay PyTorch)."""
+    def accept_capture(self, captured: dict[str, list], calls: dict[str, set]) -> None:
+        """Keep the children that ran with tensor arguments of one signature (a child called in a loop
+        is verified on its first call's inputs; the end-to-end check covers the others)."""
         import torch
 
         self.captured = captured
         for unit, path in zip(self.units, self.paths):
-            arguments = captured.get(path, [])
-            if calls.get(path, 0) != 1:
-                unit.status, unit.note = PYTORCH, f"kept in PyTorch: {path} ran {calls.get(path, 0)} times per forward"
+            arguments, signatures = captured.get(path, []), calls.get(path, set())
+            if len(signatures) != 1:
+                unit.status, unit.note = PYTORCH, (f"kept in PyTorch: {path} ran with {len(signatures)} different "
+                                                   "argument shapes per forward")
             elif not all(isinstance(value, torch.Tensor) for value in arguments):
                 unit.status, unit.note = PYTORCH, f"kept in PyTorch: {path} takes arguments that are not tensors"
 

@@ -76,7 +76,8 @@ class ProblemParts:
             raise ValueError("the problem defines no top-level class Model")
         self.model = models[0]
         kept = [n for n in tree.body if not self._skipped(n)]
-        self.preamble = "\n\n".join(ast.unparse(n) for n in kept)
+        self.preamble = "".join(("\n\n\n" if isinstance(n, (ast.FunctionDef, ast.ClassDef)) or index and isinstance(
+            kept[index - 1], (ast.FunctionDef, ast.ClassDef)) else "\n") + ast.unparse(n) for index, n in enumerate(kept))
 
     def _skipped(self, node: ast.stmt) -> bool:
         if node is self.model or isinstance(node, (ast.Import, ast.ImportFrom)):

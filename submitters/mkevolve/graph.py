@@ -17,7 +17,7 @@ import ast
 import builtins
 import operator
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from submitters.mkevolve.modules import constructor_source
@@ -61,6 +61,8 @@ class SubSpec:
     forward: str
     inputs: list[str]
     imports: list[str]
+    containers: dict[str, int] = field(default_factory=dict)   # holder path -> 0 (nn.Module) or the length of
+                                                                # an nn.Sequential (indexed like the model's)
 
 
 def trace(model: Any):
@@ -89,8 +91,10 @@ def label(node: Any, gm: Any) -> str:
 class FxDecomposition:
     mode = "fx"
 
-    def __init__(self, gm: Any, info: dict[str, ValueInfo], state_names: set[str], max_units: int):
-        self.gm, self.info = gm, info
+    def __init__(self, gm: Any, info: dict[str, ValueInfo], model: Any, max_units: int):
+        """``gm`` traced from ``model``; ``info`` from one interpretation of it (see capture.ModelRun)."""
+        self.gm, self.info, self.model = gm, info, model
+        state_names = {name for name, _ in model.named_parameters()} | {name for name, _ in model.named_buffers()}
         for node in gm.graph.nodes:
             if node.op == "get_attr" and node.target not in state_names:
                 raise Undecomposable(f"the traced forward uses {node.target}, a tensor that is not a parameter or "
@@ -150,7 +154,9 @@ class FxDecomposition:
         outputs = self.outputs(unit)
         graph.output(env[outputs[0]] if len(outputs) == 1 else tuple(env[node] for node in outputs))
         source, imports = codegen(graph)
-        return SubSpec(modules, _outside(tensors, modules), source, [n.name for n in inputs], imports)
+        tensors = _outside(tensors, modules)
+        return SubSpec(modules, tensors, source, [n.name for n in inputs], imports,
+                       holders(self.model, list(modules) + list(tensors)))
 
     def opaque_reason(self, unit: Unit) -> str:
         reasons = [self._opaque[n] for n in self.members(unit) if n in self._opaque]
@@ -312,6 +318,24 @@ class FxDecomposition:
             i = min(range(len(spans) - 1), key=cost)
             spans[i:i + 2] = [(spans[i][0], spans[i + 1][1])]
         return spans
+
+
+def holders(root: Any, paths: list[str]) -> dict[str, int]:
+    """For every parent path of ``paths``: the length of an ``nn.Sequential`` to declare there when
+    the model's own holder is indexed (a Sequential or ModuleList: ``self.network[2]`` must keep
+    working), else 0 for a plain ``nn.Module``."""
+    import torch.nn as nn
+
+    found: dict[str, int] = {}
+    for path in paths:
+        parts = path.split(".")
+        for depth in range(1, len(parts)):
+            prefix = ".".join(parts[:depth])
+            indices = [int(p.split(".")[depth]) for p in paths if p.startswith(prefix + ".")
+                       and p.split(".")[depth].isdigit()]
+            indexed = isinstance(root.get_submodule(prefix), (nn.Sequential, nn.ModuleList)) and indices
+            found[prefix] = max(indices) + 1 if indexed else 0
+    return found
 
 
 def _attribute(gm: Any, path: str) -> Any:

@@ -71,42 +71,59 @@ def declarations(spec: SubSpec, fill: str) -> list[str]:
     """Statements (relative to ``self``) declaring the spec's modules and tensors at their paths."""
     import torch.nn as nn
 
-    lines, made = [], set()
-    for path in sorted(set(spec.modules) | set(spec.tensors), key=lambda p: (p.count("."), p)):
-        lines += _containers(path, made)
+    lines, made, holders = [], set(), spec.containers
+    for path in sorted(set(spec.modules) | set(spec.tensors), key=_natural):
+        lines += _containers(path, made, holders)
         parent, _, name = path.rpartition(".")
         if path in spec.modules:
-            lines.append(_assign(parent, name, constructor_source(spec.modules[path])))
+            lines.append(_assign(parent, name, constructor_source(spec.modules[path]), holders))
         elif isinstance(spec.tensors[path], nn.Parameter):
-            lines.append(_assign(parent, name, f"nn.Parameter({tensor_source(spec.tensors[path], fill)})"))
+            value = f"nn.Parameter({tensor_source(spec.tensors[path], fill)})"
+            lines.append(_assign(parent, name, value, holders, parameter=True))
         else:
-            lines.append(f"{expression(parent)}.register_buffer({name!r}, {tensor_source(spec.tensors[path], fill)})")
+            holder = expression(parent, holders)
+            lines.append(f"{holder}.register_buffer({name!r}, {tensor_source(spec.tensors[path], fill)})")
     return lines
 
 
-def _containers(path: str, made: set) -> list[str]:
-    """``nn.Module()`` holders for the parents of ``path`` not made yet."""
+def _natural(path: str) -> list[tuple]:
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in path.split(".")]
+
+
+def _containers(path: str, made: set, holders: dict[str, int]) -> list[str]:
+    """Holders for the parents of ``path`` not made yet: an ``nn.Sequential`` of ``nn.Identity``
+    placeholders where the model's holder is indexed, so positions and names match the model's."""
     parts, lines = path.split(".")[:-1], []
     for depth in range(1, len(parts) + 1):
         prefix = ".".join(parts[:depth])
         if prefix not in made:
             made.add(prefix)
-            lines.append(_assign(".".join(parts[:depth - 1]), parts[depth - 1], "nn.Module()"))
+            length = holders.get(prefix, 0)
+            value = f"nn.Sequential({', '.join(['nn.Identity()'] * length)})" if length else "nn.Module()"
+            lines.append(_assign(".".join(parts[:depth - 1]), parts[depth - 1], value, holders))
     return lines
 
 
-def _assign(parent: str, name: str, value: str) -> str:
+def _assign(parent: str, name: str, value: str, holders: dict[str, int], parameter: bool = False) -> str:
+    holder = expression(parent, holders)
     if name.isidentifier():
-        return f"{expression(parent)}.{name} = {value}"
-    return f"{expression(parent)}.add_module({name!r}, {value})" if "Parameter" not in value else \
-        f"{expression(parent)}.register_parameter({name!r}, {value})"
+        return f"{holder}.{name} = {value}"
+    if name.isdigit() and holders.get(parent):
+        return f"{holder}[{name}] = {value}"
+    return f"{holder}.{'register_parameter' if parameter else 'add_module'}({name!r}, {value})"
 
 
-def expression(path: str) -> str:
-    """``self.features`` / ``getattr(self.features, "0")`` for a dotted path."""
-    text = "self"
+def expression(path: str, holders: dict[str, int]) -> str:
+    """``self.features`` / ``self.features[0]`` for a dotted path (an index where the holder is a Sequential)."""
+    text, walked = "self", []
     for part in filter(None, path.split(".")):
-        text = f"{text}.{part}" if part.isidentifier() else f"getattr({text}, {part!r})"
+        if part.isidentifier():
+            text = f"{text}.{part}"
+        elif part.isdigit() and holders.get(".".join(walked)):
+            text = f"{text}[{part}]"
+        else:
+            text = f"getattr({text}, {part!r})"
+        walked.append(part)
     return text
 
 

@@ -16,7 +16,7 @@ from submitters.mkevolve.coarse import ModuleDecomposition, WholeDecomposition
 from submitters.mkevolve.compose import ProblemParts
 from submitters.mkevolve.graph import FxDecomposition, trace
 from submitters.mkevolve.subproblem import judge_source, prompt_source
-from submitters.mkevolve.units import Undecomposable, Unit
+from submitters.mkevolve.units import PENDING, Undecomposable, Unit
 
 
 def decompose(problem: Any, opts: Any, max_units: int) -> tuple[Any, Any]:
@@ -29,16 +29,24 @@ def decompose(problem: Any, opts: Any, max_units: int) -> tuple[Any, Any]:
     try:
         gm = trace(run.model)
         info, _ = run.run_graph(gm)
-        return FxDecomposition(gm, info, run.state_names(), max_units), run
+        return _searchable(FxDecomposition(gm, info, run.model, max_units)), run
     except Undecomposable as why:
         reasons.append(f"fx: {why}")
     try:
         modules = ModuleDecomposition(run.model, ProblemParts(problem.source).forward(), max_units)
         modules.accept_capture(*run.run_hooked(modules.paths))
-        return modules, run
+        return _searchable(modules), run
     except (Undecomposable, ValueError, SyntaxError) as why:
         reasons.append(f"modules: {why}")
     return WholeDecomposition("; ".join(reasons)), run
+
+
+def _searchable(decomposition: Any) -> Any:
+    """The decomposition, unless none of its units can be searched (then a coarser way is tried)."""
+    if not any(unit.status == PENDING for unit in decomposition.units):
+        notes = "; ".join(dict.fromkeys(unit.note for unit in decomposition.units))
+        raise Undecomposable(f"no unit can be searched ({notes})")
+    return decomposition
 
 
 class Workspace:

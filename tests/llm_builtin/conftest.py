@@ -34,7 +34,7 @@ def _import(path):
     return module
 
 
-def _compare(expected, received) -> tuple[bool, float]:
+def _compare(expected, received, tolerance: float = 1e-4) -> tuple[bool, float]:
     import torch
 
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
@@ -45,7 +45,7 @@ def _compare(expected, received) -> tuple[bool, float]:
             return False, float("inf")
         if want.numel():
             worst = max(worst, (want.double() - got.double()).abs().max().item())
-        close = close and torch.allclose(want.double(), got.double(), atol=1e-4, rtol=1e-4)
+        close = close and torch.allclose(want.double(), got.double(), atol=tolerance, rtol=tolerance)
     return close, worst
 
 
@@ -54,9 +54,10 @@ def run_builtin(tmp_path):
     """``run_builtin(reference_source, variant="default") -> Outcome``: write, run both, compare."""
 
     def run(reference: str, variant: str = "default", seed: int = 1, evaluate_with: str | None = None,
-            patch: dict | None = None) -> Outcome:
+            patch: dict | None = None, dtype=None) -> Outcome:
         """``evaluate_with``: another version of the reference (other sizes) to run the kernel against;
-        ``patch``: attributes to replace in the generated module (its launch-time decisions)."""
+        ``patch``: attributes to replace in the generated module (its launch-time decisions);
+        ``dtype``: a half precision to run both models in (compared at 1e-2, as the harness does)."""
         import torch
 
         from harness.llm.builtin.writer import write
@@ -77,10 +78,13 @@ def run_builtin(tmp_path):
         new.load_state_dict(model.state_dict(), strict=True)
         torch.manual_seed(seed)
         inputs = ref.get_inputs()
+        if dtype is not None:
+            model, new = model.to(dtype), new.to(dtype)
+            inputs = [x.to(dtype) if x.is_floating_point() else x for x in inputs]
         with torch.no_grad():
             expected = model(*inputs)
             received = new(*inputs)
-        close, worst = _compare(expected, received)
+        close, worst = _compare(expected, received, 1e-4 if dtype is None else 1e-2)
         return Outcome(written.source, written.kernels, worst, close, sorted(model.state_dict()),
                        sorted(new.state_dict()))
 

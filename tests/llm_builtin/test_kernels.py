@@ -148,14 +148,38 @@ class Model(nn.Module):
         return torch.mean((predictions - targets) ** 2)
 ''', "[torch.randn(16, 301), torch.randn(16, 301)]")
 
+MASKED_CUMSUM = problem('''
+class Model(nn.Module):
+    def forward(self, x, mask):
+        return torch.cumsum(x * mask, dim=1) * 0.5
+''', "[torch.randn(3, 5000), torch.randint(0, 2, (3, 5000)).bool()]")
+
+CUMPROD_MIDDLE = problem('''
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.cumprod(1 + 0.1 * x, dim=1)
+''', "[torch.randn(2, 40, 3)]")
+
+CROSS_ENTROPY = problem('''
+class Model(nn.Module):
+    def forward(self, logits, targets):
+        return F.cross_entropy(logits, targets)
+
+
+def _targets():
+    targets = torch.randint(0, 37, (19,))
+    targets[::4] = -100  # ignored rows leave the mean
+    return targets
+''', "[torch.randn(19, 37) * 2, _targets()]")
+
 
 @pytest.mark.parametrize("source, kernels", [
     (ELEMENTWISE_CHAIN, 1), (SOFTMAX_LAST, 1), (SOFTMAX_MIDDLE, 1), (LOG_SOFTMAX, 1), (LOGSUMEXP, 1),
     (LAYER_NORM, 1), (RMS_NORM, 1), (GROUP_NORM, 1), (LINEAR_RELU, 1), (MATMUL, 1), (CONV_CHAIN, 2),
-    (REDUCTIONS, 4), (FULL_REDUCTION, 1),
+    (REDUCTIONS, 3), (FULL_REDUCTION, 1), (MASKED_CUMSUM, 1), (CUMPROD_MIDDLE, 1), (CROSS_ENTROPY, 2),
 ], ids=["elementwise-broadcast-bias", "softmax-long-rows", "softmax-middle-dim", "log-softmax", "logsumexp",
         "layer-norm", "rms-norm", "group-norm", "linear-bias-relu-epilogue", "matmul", "conv-then-fused-chain",
-        "sum-max-argmax-mean", "full-mean"])
+        "sum-max-argmax-mean", "full-mean", "masked-cumsum", "cumprod-middle-dim", "cross-entropy-ignore-index"])
 def test_generated_kernels_match_the_reference_in_fused_kernels(run_builtin, source, kernels):
     outcome = run_builtin(source)
     assert outcome.close, f"max abs error {outcome.max_error}\n{outcome.source}"
@@ -243,3 +267,12 @@ def test_split_rows_path_combines_segment_partials_and_matches(run_builtin, sour
 
     outcome = run_builtin(source, patch={"_split_rows": three_segments})
     assert calls and outcome.close, outcome.max_error
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("source", [CONV_CHAIN, LAYER_NORM, LINEAR_RELU], ids=["conv-chain", "layer-norm", "linear"])
+def test_half_precision_inputs_compute_in_fp32_and_store_their_dtype(run_builtin, source, dtype_name):
+    import torch
+
+    outcome = run_builtin(source, dtype=getattr(torch, dtype_name))
+    assert outcome.close, outcome.max_error

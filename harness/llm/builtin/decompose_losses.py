@@ -19,6 +19,8 @@ class LossRules:
             raise NoRule(f"{op} with the legacy size_average/reduce arguments")
         if op == "triplet_margin_loss":
             return self._finish(self._triplet(bound), node)
+        if op == "cross_entropy":
+            return self._finish(self._cross_entropy(bound), node)
         x, target = self.low.value(bound["input"]), self.low.value(bound["target"])
         difference = self.pw("sub", [x, target])
         if op == "mse_loss":

@@ -151,18 +151,20 @@ class Kernel:
                 enumerate(value.inputs)]
         attrs = {k: self.scalar_text(v) for k, v in value.attrs.items() if v is not None}
         raw = {k: (v.literal if v.is_literal else None) for k, v in value.attrs.items() if v is not None}
-        coords = self._coords(scope) if value.op in ("triu", "tril") else None
-        expression = emit_ops.expression(value.op, args, attrs, raw, coords)
+        expression = emit_ops.expression(value.op, args, attrs, raw, lambda d: self._coordinate(scope, d))
         name = f"v{value.uid}"
         scope.lines.append(f"{scope.indent}{name} = {expression}")
         return name, emit_ops.result_is_bool(value.op)
 
-    def _coords(self, scope: Scope) -> tuple[str, str]:
+    def _coordinate(self, scope: Scope, dim: int) -> str:
+        """Each element's index along ``dim`` of the stage (negative dims count from the end)."""
         stage, rank = self.use_stage(scope.stage), len(scope.stage.shape)
-        if rank < 2:
-            raise NoRule("triu/tril of a tensor with fewer than 2 dims")
-        last, before = stage.dim(rank - 1), stage.dim(rank - 2)
-        return f"(({stage.flat} // {last}) % {before})", f"({stage.flat} % {last})"
+        if not -rank <= dim < rank:
+            raise NoRule(f"an index along dim {dim} of a {rank}-dim value")
+        dim %= rank
+        inner = _product(stage.dim(d) for d in range(dim + 1, rank))
+        text = stage.flat if inner is None else f"({stage.flat} // ({inner}))"
+        return text if dim == 0 else f"({text} % {stage.dim(dim)})"
 
     def _load(self, value: Value, scope: Scope) -> tuple[str, bool]:
         if not isinstance(value, Value) or value.shape is None:
@@ -274,20 +276,3 @@ def _broadcastable(shape: tuple, target: tuple) -> bool:
 def _product(names: Any) -> str | None:
     names = list(names)
     return " * ".join(names) if names else None
-
-
-def closure(values: list[Value], group: Any, level: str) -> list[Value]:
-    """Members of ``group`` at ``level`` that ``values`` need, in member order."""
-    needed: set[int] = set()
-    stack = list(values)
-    while stack:
-        value = stack.pop()
-        if value.uid in needed or group.level.get(value.uid) != level:
-            continue
-        needed.add(value.uid)
-        if isinstance(value, Pointwise):
-            stack.extend(value.inputs)
-            stack.extend(v for v in value.attrs.values() if isinstance(v, Value))
-        elif isinstance(value, Reduce):
-            stack.append(value.input)
-    return [m for m in group.members if m.uid in needed]

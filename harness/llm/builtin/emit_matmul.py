@@ -46,6 +46,9 @@ _PROLOGUE = [
     "other=0.0)",
     "        b_tile = tl.load(b_cols + offs_k[:, None] * stride_bk, mask=(offs_k[:, None] < k_end) & (offs_n[None, :] < N), "
     "other=0.0)",
+    "        if UPCAST:  # bf16 on the CPU: Triton's interpreter multiplies bf16 tiles wrongly, fp32 does not",
+    "            a_tile = a_tile.to(tl.float32)",
+    "            b_tile = b_tile.to(tl.float32)",
     "        if COMPENSATE:  # long fp32 sums: Kahan-compensated accumulation of the per-block products",
     "            partial = tl.dot(a_tile, b_tile, input_precision=PRECISION) - carry",
     "            total = acc + partial",
@@ -113,7 +116,7 @@ def emit_matmul(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
         "@triton.jit",
         f"def {name}(ws, K_SPLIT, {params}, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, "
         "BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr, COMPENSATE: tl.constexpr, "
-        "PARTIAL: tl.constexpr, WIDE: tl.constexpr):",
+        "PARTIAL: tl.constexpr, UPCAST: tl.constexpr, WIDE: tl.constexpr):",
     ] + [line.format(a=a_param, b=b_param) for line in _PROLOGUE] + tiled
     reduce = [
         "@triton.jit",
@@ -151,7 +154,8 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: st
         "    ws = torch.empty((splits, numel), device=a.device, dtype=torch.float32) if splits > 1 else a",
         f"    {kernel.name}[(tiles, batch, splits)](ws, k_split, {args}, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, "
         f"GROUP_M={tuning.group_m}, PRECISION=precision, COMPENSATE=k_split >= {COMPENSATE_FROM_K}, "
-        "PARTIAL=splits > 1, WIDE=wide, num_warps=warps, num_stages=stages)",
+        "PARTIAL=splits > 1, UPCAST=a.dtype == torch.bfloat16 and a.device.type == 'cpu', WIDE=wide, "
+        "num_warps=warps, num_stages=stages)",
         "    if splits > 1:",
         f"        {kernel.name}_splitk[(triton.cdiv(numel, {tuning.pointwise_block}),)](ws, splits, numel, {args}, "
         f"BLOCK={tuning.pointwise_block}, WIDE=wide or splits * numel >= 2**31, num_warps={tuning.pointwise_warps})",

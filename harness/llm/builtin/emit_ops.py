@@ -95,8 +95,9 @@ def wants_bool(op: str) -> bool:
     return op in ("logical_and", "logical_or", "logical_not", "where")
 
 
-def expression(op: str, args: list[str], attrs: dict[str, str], raw: dict[str, Any], coords: Any = None) -> str:
-    """Triton source for ``op``; ``attrs`` are formatted scalars, ``raw`` their literal values (or None)."""
+def expression(op: str, args: list[str], attrs: dict[str, str], raw: dict[str, Any], coordinate: Any = None) -> str:
+    """Triton source for ``op``; ``attrs`` are formatted scalars, ``raw`` their literal values (or None);
+    ``coordinate(d)`` gives the index expression of each element along dim d of the stage."""
     if op in _UNARY:
         return _UNARY[op].format(x=args[0])
     if op in _WITH_ATTRS:
@@ -108,7 +109,7 @@ def expression(op: str, args: list[str], attrs: dict[str, str], raw: dict[str, A
     special = _SPECIAL.get(op)
     if special is None:
         raise NoRule(f"the elementwise op {op}")
-    return special(args, attrs, raw, coords)
+    return special(args, attrs, raw, coordinate)
 
 
 def helpers_used(source: str) -> list[str]:
@@ -171,13 +172,16 @@ def _smooth_l1(args, attrs, raw, coords):
 
 
 def _triangle(upper: bool):
-    def emit(args, attrs, raw, coords):
-        if coords is None:
-            raise NoRule("triu/tril on a value without row and column coordinates")
-        row, col = coords
+    def emit(args, attrs, raw, coordinate):
+        row, col = coordinate(-2), coordinate(-1)
         test = ">=" if upper else "<="
         return f"tl.where(({col} - {row}) {test} {attrs['diagonal']}, {args[0]}, 0.0)"
     return emit
+
+
+def _coord(args, attrs, raw, coordinate):
+    """The index of each element along one dim (its input only lends the shape)."""
+    return f"{coordinate(int(raw['dim']))}.to(tl.float32)"
 
 
 _SPECIAL = {
@@ -190,5 +194,5 @@ _SPECIAL = {
     "logical_and": lambda a, *_: f"({a[0]} & {a[1]})", "logical_or": lambda a, *_: f"({a[0]} | {a[1]})",
     "kl_div": lambda a, *_: f"(_xlogx({a[1]}) - {a[1]} * {a[0]})",
     "kl_div_log_target": lambda a, *_: f"(tl.exp({a[1]}) * ({a[1]} - {a[0]}))",
-    "triu": _triangle(True), "tril": _triangle(False),
+    "triu": _triangle(True), "tril": _triangle(False), "coord": _coord,
 }

@@ -37,7 +37,7 @@ def emit_rows(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
         sources.append(_header(f"{name}_split", f"ws, SEG, SPLITS, {params}",
                                ", BLOCK_S: tl.constexpr, PHASE: tl.constexpr") + split)
     launcher, extra = _launcher(kernel, group, tuning, index, split is not None)
-    return Emitted(kernel="\n\n\n".join("\n".join(lines) + "\n" for lines in sources),
+    return Emitted(kernel="\n\n".join("\n".join(lines) + "\n" for lines in sources),
                    launcher="\n".join(launcher) + "\n", launcher_name=f"_launch_{index}",
                    inputs=launcher_inputs(kernel, extra), outputs=list(group.outputs),
                    summary=f"{name}: {describe_ops(group.members)}", support=["_split_rows"] if split else [])

@@ -34,6 +34,7 @@ UNARY = {
     "clamp_min": (("min", REQUIRED),),
     "clamp_max": (("max", REQUIRED),),
     "triu": (("diagonal", 0),),
+    "coord": (("dim", REQUIRED),),
     "tril": (("diagonal", 0),),
 }
 BINARY = {
@@ -74,6 +75,8 @@ LOSSES = {
     "huber_loss": (("target", REQUIRED), ("reduction", "mean"), ("delta", 1.0)),
     "kl_div": (("target", REQUIRED), ("size_average", None), ("reduce", None), ("reduction", "mean"),
                ("log_target", False)),
+    "cross_entropy": (("target", REQUIRED), ("weight", None), ("size_average", None), ("ignore_index", -100),
+                      ("reduce", None), ("reduction", "mean"), ("label_smoothing", 0.0)),
     "triplet_margin_loss": (("positive", REQUIRED), ("negative", REQUIRED), ("margin", 1.0), ("p", 2.0),
                             ("eps", 1e-6), ("swap", False), ("size_average", None), ("reduce", None),
                             ("reduction", "mean")),
@@ -139,7 +142,7 @@ _MODULE_OPS = {
     "RMSNorm": "rms_norm", "Linear": "linear", "Dropout": "dropout", "Dropout1d": "dropout",
     "Dropout2d": "dropout", "Dropout3d": "dropout", "AlphaDropout": "dropout", "MSELoss": "mse_loss",
     "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss", "HuberLoss": "huber_loss", "KLDivLoss": "kl_div",
-    "TripletMarginLoss": "triplet_margin_loss",
+    "TripletMarginLoss": "triplet_margin_loss", "CrossEntropyLoss": "cross_entropy",
 }
 # Module attributes that stand for the functional form's parameters.
 MODULE_PARAMS = {
@@ -151,6 +154,8 @@ MODULE_PARAMS = {
     "smooth_l1_loss": {"reduction": "reduction", "beta": "beta"}, "huber_loss": {"reduction": "reduction", "delta": "delta"},
     "mse_loss": {"reduction": "reduction"}, "l1_loss": {"reduction": "reduction"},
     "kl_div": {"reduction": "reduction", "log_target": "log_target"},
+    "cross_entropy": {"weight": "weight", "ignore_index": "ignore_index", "reduction": "reduction",
+                      "label_smoothing": "label_smoothing"},
     "triplet_margin_loss": {"margin": "margin", "p": "p", "eps": "eps", "swap": "swap", "reduction": "reduction"},
 }
 

@@ -120,6 +120,8 @@ class _Planner:
                 level = self._fit(group, value)
                 if level:
                     fitting[group.index] = (group, level)
+        if not computed:  # reads only materialized tensors: it can be computed in any open group it fits
+            fitting = self._open_fits(value)
         target, level = max(fitting.values(), key=lambda pair: pair[0].index) if fitting else (None, "full")
         for u in computed:
             if self.group_of[u.uid] is not target:
@@ -139,8 +141,10 @@ class _Planner:
         else:
             if group is not None:
                 self._consume_outside(source)
-            group = self._new_group("rows", source.shape)
-            group.axis = value.axis
+            group = self._open_rows(value.axis, source.shape)  # another reduction over the same rows
+            if group is None:
+                group = self._new_group("rows", source.shape)
+                group.axis = value.axis
         group.reductions.append(value)
         self._add(group, value, "row", position)
 
@@ -183,6 +187,24 @@ class _Planner:
                 return None
             return "row"
         return None
+
+    def _open_rows(self, axis: Axis, shape: tuple) -> Group | None:
+        for group in reversed(self.groups[-4:]):
+            if not group.closed and group.kind == "rows" and group.axis == axis and group.full_shape == shape \
+                    and len(group.reductions) < MAX_REDUCTIONS:
+                return group
+        return None
+
+    def _open_fits(self, value: Pointwise) -> dict:
+        """Open groups that can also compute ``value`` (shared loads, no extra launch): the latest wins."""
+        fitting = {}
+        for group in self.groups[-4:]:  # recent groups only: an old open group has nothing left to share
+            if group.closed or group.kind == "matmul":
+                continue
+            level = self._fit(group, value)
+            if level:
+                fitting[group.index] = (group, level)
+        return fitting
 
     def _row_broadcasts(self, value: Value, group: Group) -> bool:
         """A per-row value used against the full tensor must line up with the reduced dims."""

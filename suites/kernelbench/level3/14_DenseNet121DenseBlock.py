@@ -10,7 +10,8 @@ height, width = 224, 224
 
 
 class Model(nn.Module):
-    """Layer i: BN, ReLU, 3x3 conv to growth_rate channels, Dropout(0) on num_input + i*growth inputs.
+    """Layer i: BN, ReLU, 3x3 conv to growth_rate channels, Dropout(0), on the concatenation of
+    the input and all earlier layers' outputs (num_input + i * growth channels).
 
     KernelBench's dense layer is the plain (non-bottleneck) form: no 1x1 conv before the 3x3.
     """

@@ -1,4 +1,4 @@
-"""KernelBench L3 15: DenseNet-121 layout (Huang et al. 2016): dense blocks of [6, 12, 24, 16] layers.
+"""KernelBench L3 15: DenseNet-121 layout (Huang et al. 2016): dense blocks of 6, 12, 24, 16 layers.
 
 As in KernelBench, dense layers are the plain BN-ReLU-3x3 form (no 1x1 bottleneck), and each
 transition halves the channels; the published parameter count therefore does not apply.

@@ -1,4 +1,4 @@
-"""KernelBench L3 16: DenseNet-201 layout (Huang et al. 2016): dense blocks of [6, 12, 48, 32] layers.
+"""KernelBench L3 16: DenseNet-201 layout (Huang et al. 2016): dense blocks of 6, 12, 48, 32 layers.
 
 As in KernelBench, dense layers are the plain BN-ReLU-3x3 form (no 1x1 bottleneck), and each
 transition halves the channels; the published parameter count therefore does not apply.

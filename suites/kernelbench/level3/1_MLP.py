@@ -32,5 +32,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 8, "input_size": 256, "layer_sizes": [256, 256], "output_size": 128}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

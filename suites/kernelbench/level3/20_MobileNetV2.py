@@ -92,7 +92,7 @@ def get_init_inputs():
     return [num_classes]
 
 
-SMALL = {"batch_size": 2, "image_size": 64}
+SMALL = {"batch_size": 2, "image_size": 128}
 FIXES = {
     "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
     "dropout": "the classifier dropout has p=0.0 (published MobileNetV2 uses 0.2): a train-mode "

@@ -69,5 +69,11 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "image_size": 64}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
-EXCLUDE = None
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
+EXCLUDE = ("ill-conditioned at its KernelBench size: the serial squeeze-excitation collapses every "
+           "feature map to 1x1 after the first stage, so training-mode BatchNorm normalises only "
+           "batch_size = 2 values per channel and amplifies rounding; fp32 and fp64 references "
+           "differ by ~1 (far above the 1e-4 tolerance), so correct candidates fail at random. "
+           "Running the BatchNorms in eval mode, or a larger batch, would make it judgeable")

@@ -92,5 +92,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "height": 64, "width": 64}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

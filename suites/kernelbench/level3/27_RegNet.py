@@ -50,5 +50,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "image_height": 32, "image_width": 32}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

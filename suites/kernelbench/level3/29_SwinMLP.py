@@ -71,7 +71,8 @@ class SwinMLPBlock(nn.Module):
     def _spatial_mix(self, windows):
         """Mix tokens within each window and head: (nW*B, ws*ws, C) -> same shape."""
         n, c, heads = self.window_size ** 2, windows.shape[-1], self.num_heads
-        x = windows.view(-1, n, heads, c // heads).transpose(1, 2).reshape(-1, heads * n, c // heads)
+        x = windows.view(-1, n, heads, c // heads).transpose(1, 2)
+        x = x.reshape(-1, heads * n, c // heads)
         x = self.spatial_mlp(x)
         return x.view(-1, heads, n, c // heads).transpose(1, 2).reshape(-1, n, c)
 
@@ -136,9 +137,10 @@ class BasicLayer(nn.Module):
 
 
 class PatchEmbed(nn.Module):
-    """Non-overlapping patch_size x patch_size patches projected by a strided conv, then LayerNorm."""
+    """Non-overlapping square patches projected by a strided convolution, then LayerNorm."""
 
-    def __init__(self, img_size=224, patch_size=4, in_chans=3, embed_dim=96, norm_layer=nn.LayerNorm):
+    def __init__(self, img_size=224, patch_size=4, in_chans=3, embed_dim=96,
+                 norm_layer=nn.LayerNorm):
         super().__init__()
         self.img_size = (img_size, img_size)
         self.patch_size = (patch_size, patch_size)

@@ -32,5 +32,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 8, "input_size": 256, "hidden_layer_sizes": [512, 512], "output_size": 256}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

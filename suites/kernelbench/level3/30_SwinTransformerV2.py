@@ -49,7 +49,7 @@ def window_reverse(windows, ws, h, w):
 
 
 def relative_coords_table(ws):
-    """(1, 2ws-1, 2ws-1, 2) relative offsets scaled to [-8, 8] and log-spaced: sign*log2(1+|x|)/3."""
+    """(1, 2ws-1, 2ws-1, 2) relative offsets scaled to [-8, 8], then sign * log2(1 + |x|) / 3."""
     offsets = torch.arange(-(ws - 1), ws, dtype=torch.float32)
     table = torch.stack(torch.meshgrid(offsets, offsets, indexing="ij")).permute(1, 2, 0)
     table = table.contiguous().unsqueeze(0) / (ws - 1) * 8
@@ -210,9 +210,10 @@ class BasicLayer(nn.Module):
 
 
 class PatchEmbed(nn.Module):
-    """Non-overlapping patch_size x patch_size patches projected by a strided conv, then LayerNorm."""
+    """Non-overlapping square patches projected by a strided convolution, then LayerNorm."""
 
-    def __init__(self, img_size=224, patch_size=4, in_chans=3, embed_dim=96, norm_layer=nn.LayerNorm):
+    def __init__(self, img_size=224, patch_size=4, in_chans=3, embed_dim=96,
+                 norm_layer=nn.LayerNorm):
         super().__init__()
         self.img_size = (img_size, img_size)
         self.patch_size = (patch_size, patch_size)

@@ -34,5 +34,7 @@ def get_init_inputs():
 
 
 SMALL = {"image_height": 16, "image_width": 16}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

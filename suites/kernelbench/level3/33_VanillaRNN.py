@@ -1,4 +1,5 @@
-"""KernelBench L3 33: one step of a vanilla (Elman) RNN cell: h' = tanh(W [x, h] + b), y = V h' + c."""
+"""KernelBench L3 33: one step of a vanilla (Elman) RNN cell: h' = tanh(W [x, h] + b),
+y = V h' + c."""
 import torch
 import torch.nn as nn
 

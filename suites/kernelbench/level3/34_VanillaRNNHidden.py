@@ -1,4 +1,5 @@
-"""KernelBench L3 34: a vanilla (Elman) RNN unrolled over a sequence, returning every step's output."""
+"""KernelBench L3 34: a vanilla (Elman) RNN unrolled over a sequence; returns every step's
+output."""
 import torch
 import torch.nn as nn
 
@@ -29,7 +30,8 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(sequence_length, batch_size, input_size), torch.randn(batch_size, hidden_size)]
+    return [torch.randn(sequence_length, batch_size, input_size),
+            torch.randn(batch_size, hidden_size)]
 
 
 def get_init_inputs():
@@ -38,5 +40,7 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 4, "input_size": 64, "hidden_size": 32, "output_size": 16,
          "sequence_length": 16}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

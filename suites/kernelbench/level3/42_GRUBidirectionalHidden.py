@@ -1,4 +1,5 @@
-"""KernelBench L3 42: a 6-layer bidirectional GRU; returns the final hidden state h_n (both directions)."""
+"""KernelBench L3 42: a 6-layer bidirectional GRU; returns the final hidden state h_n (both
+directions)."""
 import torch
 import torch.nn as nn
 
@@ -30,5 +31,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "seq_len": 16, "input_size": 16, "hidden_size": 32}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

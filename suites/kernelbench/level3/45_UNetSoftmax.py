@@ -72,5 +72,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "height": 16, "width": 32, "features": 8}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

@@ -53,5 +53,7 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 8, "num_features": 16, "num_clusters": 8, "feature_size": 32,
          "ghost_clusters": 4}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

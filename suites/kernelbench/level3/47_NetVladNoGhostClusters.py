@@ -1,6 +1,6 @@
-"""KernelBench L3 47: NetVLAD pooling (Arandjelovic et al. 2016) without ghost clusters (the ghost-cluster
-code path with zero ghosts): soft-assign features to clusters, aggregate residuals to the
-cluster centres, intra-normalise per cluster, then L2-normalise the flattened descriptor."""
+"""KernelBench L3 47: NetVLAD pooling (Arandjelovic et al. 2016) without ghost clusters (the
+ghost-cluster code path with zero ghosts): soft-assign features to clusters, aggregate residuals
+to the cluster centres, intra-normalise per cluster, then L2-normalise the flattened descriptor."""
 import math
 
 import torch
@@ -53,5 +53,7 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 8, "num_features": 16, "num_clusters": 8, "feature_size": 32,
          "ghost_clusters": 0}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

@@ -1,6 +1,7 @@
-"""KernelBench L3 48: the Mamba-2 state-space-duality (SSD) scan in its chunked form (Dao & Gu 2024):
-diagonal-block outputs, per-chunk states, the inter-chunk recurrence and the state-to-output term.
-Returns Y. A, B and C are parameters of shape (batch, length, heads[, state]), as in KernelBench."""
+"""KernelBench L3 48: the Mamba-2 state-space-duality (SSD) scan in its chunked form (Dao & Gu
+2024): diagonal-block outputs, per-chunk states, the inter-chunk recurrence and the
+state-to-output term. Returns Y. A, B and C are parameters of shape (batch, length, heads[, state]),
+as in KernelBench."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

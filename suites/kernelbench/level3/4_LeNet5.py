@@ -1,4 +1,5 @@
-"""KernelBench L3 4: LeNet-5 (two 5x5 convolutions with max pooling, three fully connected layers)."""
+"""KernelBench L3 4: LeNet-5 (two 5x5 convolutions with max pooling, three fully connected
+layers)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -35,5 +36,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 16}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

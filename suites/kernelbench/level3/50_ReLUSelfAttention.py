@@ -43,5 +43,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "max_seqlen": 32, "n_embd": 64, "n_head": 4}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

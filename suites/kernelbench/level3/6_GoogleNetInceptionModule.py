@@ -1,4 +1,5 @@
-"""KernelBench L3 6: one GoogLeNet Inception module (inception 4a widths), four parallel branches."""
+"""KernelBench L3 6: one GoogLeNet Inception module (inception 4a widths): four parallel
+branches."""
 import torch
 import torch.nn as nn
 
@@ -15,7 +16,8 @@ width = 224
 
 
 class Model(nn.Module):
-    """Branches: 1x1 conv; 1x1 reduce then 3x3; 1x1 reduce then 5x5; 3x3 max pool then 1x1 projection.
+    """Branches: 1x1 conv; 1x1 reduce then 3x3; 1x1 reduce then 5x5; 3x3 max pool then 1x1
+    projection.
 
     As in the KernelBench definition the branches have no activations.
     """
@@ -50,5 +52,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "height": 16, "width": 16}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

@@ -11,7 +11,7 @@ num_classes = 1000
 
 
 class InceptionModule(nn.Module):
-    """Four parallel branches concatenated on channels (no activations inside, as in KernelBench)."""
+    """Four parallel branches concatenated on channels (no activations, as in KernelBench)."""
 
     def __init__(self, in_channels, out_1x1, reduce_3x3, out_3x3, reduce_5x5, out_5x5, pool_proj):
         super().__init__()

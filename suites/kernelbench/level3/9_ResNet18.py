@@ -46,7 +46,7 @@ class Model(nn.Module):
         self.fc = nn.Linear(512 * BasicBlock.expansion, num_classes)
 
     def _make_layer(self, out_channels, blocks, stride):
-        """A stage: the first block changes width/stride (with a 1x1 projection), the rest keep it."""
+        """A stage: the first block changes width and stride (1x1 projection), the rest keep it."""
         downsample = None
         if stride != 1 or self.in_channels != out_channels * BasicBlock.expansion:
             downsample = nn.Sequential(
@@ -75,5 +75,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "image_size": 64}
-FIXES = {"input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread"}
+FIXES = {
+    "input_distribution": "torch.randn inputs instead of torch.rand: signed inputs with spread",
+}
 EXCLUDE = None

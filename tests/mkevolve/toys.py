@@ -1,0 +1,188 @@
+"""Small problems and test doubles for the mkevolve tests."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from harness.candidate import Budget, Candidate, GenerationContext
+from harness.evaluate import EvalOptions
+from harness.llm.base import ChatConfig, Reply
+from harness.problem import problem_from_source
+from harness.usage import Usage
+
+HEADER = "import torch\nimport torch.nn as nn\n\n"
+
+CONV_RELU_BIAS = HEADER + '''batch_size = 2
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, 3)
+        self.bias = nn.Parameter(torch.randn(out_channels, 1, 1))
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = torch.relu(x)
+        return x + self.bias
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 3, 8, 8)]
+
+
+def get_init_inputs():
+    return [3, 4]
+'''
+
+MATMUL_SOFTMAX = HEADER + '''class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(16, 8))
+
+    def forward(self, x):
+        scores = x @ self.weight
+        return torch.softmax(scores, dim=-1) * 2.0
+
+
+def get_inputs():
+    return [torch.randn(4, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+MLP = HEADER + '''class Model(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.network = nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
+                                     nn.Linear(width, 8))
+
+    def forward(self, x):
+        return self.network(x)
+
+
+def get_inputs():
+    return [torch.randn(4, 32)]
+
+
+def get_init_inputs():
+    return [32]
+'''
+
+# Data-dependent control flow: torch.fx cannot trace it, the child modules are still called once each.
+UNTRACEABLE = HEADER + '''class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Linear(8, 8)
+        self.second = nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = self.first(x)
+        if h.sum() > 1e9:
+            h = h * 0
+        return self.second(torch.tanh(h))
+
+
+def get_inputs():
+    return [torch.randn(3, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+# Three light operations after an anchor: one unit that can be split, or merged with the anchor.
+CHAIN = HEADER + '''class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y = torch.relu(y)
+        y = y * 3.0
+        return torch.tanh(y)
+
+
+def get_inputs():
+    return [torch.randn(64, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def problem(source: str, name: str = "L2/9_Toy"):
+    return problem_from_source(source, name, level=int(name[1]), suite="kernelbench")
+
+
+# -- a scripted provider and a scripted judge ------------------------------------------------------
+
+_OPS = re.compile(r"^\s+(\w+) = (.+)$", re.MULTILINE)
+
+
+@dataclass
+class ScriptedProvider:
+    """Writes a trivially 'kernel-like' ModelNew for every prompt; ``refuse`` names ops it will not write,
+    ``fail`` names ops whose kernels it writes wrongly (the scripted judge reads the marker)."""
+
+    refuse: tuple = ()
+    fail: tuple = ()
+    tokens: int = 100
+    name: str = "scripted"
+    prompts: list = field(default_factory=list)
+
+    def chat(self, messages: list[dict], config: ChatConfig = ChatConfig()) -> Reply:
+        task = messages[1]["content"]
+        self.prompts.append(task)
+        ops = re.search(r'"""A submodule \(([^)]*)\)', task)
+        ops = ops.group(1) if ops else "whole model"
+        usage = Usage(input_tokens=self.tokens, output_tokens=self.tokens // 2, calls=1)
+        if any(op in ops for op in self.refuse):
+            return Reply("I cannot write that.", usage, self.name, "scripted-1")
+        verdict = "incorrect" if any(op in ops for op in self.fail) else "ok"
+        fast = "1.0" if "," in ops else "4.0"  # a fused unit is fast, a single op slow (per the script)
+        code = (f"import torch\nimport torch.nn as nn\n\n# verdict: {verdict}\n# ms: {fast}\n# ops: {ops}\n\n"
+                "class ModelNew(nn.Module):\n    def forward(self, *args):\n        return args[0]\n")
+        return Reply(f"```python\n{code}```", usage, self.name, "scripted-1")
+
+
+class ScriptedJudge:
+    """Reads the ``# verdict:`` and ``# ms:`` markers instead of running anything."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, subproblem, source: str) -> dict:
+        self.calls.append(source)
+        verdict = re.search(r"# verdict: (\w+)", source).group(1)
+        ms = float(re.search(r"# ms: ([\d.]+)", source).group(1))
+        return {"status": verdict, "correct": verdict == "ok", "reason": "" if verdict == "ok" else "trial 0: mismatch",
+                "flags": [], "candidate_ms": ms if verdict == "ok" else None, "speedup": None}
+
+
+def context(opts: EvalOptions | None = None, budget: Budget | None = None, verdict: str = "ok") -> GenerationContext:
+    checked = []
+
+    def evaluate(source: str, timing: bool = False, profile: bool = False) -> dict:
+        checked.append(source)
+        return {"status": verdict, "correct": verdict == "ok", "reason": "", "flags": []}
+
+    ctx = GenerationContext(options=opts or EvalOptions(timing=False), evaluate=evaluate,
+                            device_facts={"device": "cpu", "name": "CPU"}, budget=budget or Budget(),
+                            log=lambda line: None)
+    ctx.checked = checked
+    return ctx
+
+
+def run(source: str, provider, budget: Budget | None = None, verdict: str = "ok", **options) -> tuple[Candidate, object]:
+    from submitters.mkevolve import MKEvolve
+
+    generator = MKEvolve(**options)
+    generator._provider = provider
+    ctx = context(budget=budget, verdict=verdict)
+    return generator.generate(problem(source), ctx, verify=ScriptedJudge())[0], ctx
