@@ -12,7 +12,6 @@ from statistics import median
 from typing import Any
 
 from harness import checks, seeds, sol, stats
-from harness.gpu_lock import exclusive_gpu
 from harness.judge import WorkerFailure, WorkerLimits, WorkerSession
 from harness.problem import Problem
 from harness.reference import ReferenceEnv, clone_inputs, inputs_equal
@@ -57,15 +56,27 @@ class EvalCache:
         self.envs: dict[tuple, ReferenceEnv] = {}
         self.baselines: dict[tuple, dict] = {}
         self.degenerate: dict[tuple, list[str]] = {}
-        self.gpu_windows: list[list[float]] = []   # when this process held its GPU for timing
         self._peaks: dict[str, dict] = {}
 
     def env(self, problem: Problem, opts: EvalOptions) -> ReferenceEnv:
         key = (problem.id, problem.source_sha, opts.device, opts.precision)
         if key not in self.envs:
-            self.envs.clear()  # one problem's reference at a time: full-size models are large
+            self.release()  # one problem's reference at a time: full-size models are large
             self.envs[key] = ReferenceEnv(problem, opts.device, opts.precision, self.secret, opts.allow_tf32)
         return self.envs[key]
+
+    def release(self) -> None:
+        """Drop the reference models and hand cached GPU memory back, so that the next problem (or
+        another process sharing the GPU) finds it free."""
+        had_cuda = any(key[2] == "cuda" for key in self.envs)
+        self.envs.clear()
+        if had_cuda:
+            import gc
+
+            import torch
+
+            gc.collect()
+            torch.cuda.empty_cache()
 
     def peaks(self, device: str) -> dict:
         if device not in self._peaks:
@@ -95,7 +106,6 @@ def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache 
     """Judge ``source`` on ``problem``; return a result record (see docs/INTERFACES.md §5)."""
     cache = cache or EvalCache(opts.secret)
     started = time.perf_counter()
-    windows_before = len(cache.gpu_windows)
     record = _skeleton(problem, source, opts, identity or {})
     if not source.strip():
         record.update(status="rejected", reason=(identity or {}).get("stopped") or "the generator produced no source")
@@ -107,9 +117,6 @@ def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache 
     if verdict["status"] == "ok" and verdict.get("timing") is not None:
         _add_speed(record, verdict, problem, env, opts, cache, baseline)
     _add_integrity_flags(record, verdict, cache, problem, opts, baseline)
-    if opts.device == "cuda":
-        record["gpu_index"] = opts.gpu_index or 0
-        record["gpu_windows"] = cache.gpu_windows[windows_before:]
     return _finish(record, started)
 
 
@@ -168,8 +175,7 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
     if timing and opts.device == "cpu" and launches:
         verdict["remarks"] = ["speed_not_measured: Triton kernels ran in the CPU interpreter"]
     elif timing:
-        with exclusive_gpu(opts.device, opts.gpu_index, cache.gpu_windows):
-            outcome = run_timing(session, env, opts.plan, opts.tol(), rng, opts.limits.timing_batch_s)
+        outcome = run_timing(session, env, opts.plan, opts.tol(), rng, opts.limits.timing_batch_s)
         if outcome.failure:
             status, reason = outcome.failure
             return {"status": status, "reason": reason, "worker_output": session.output_tail()}

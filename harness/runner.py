@@ -9,12 +9,15 @@ from __future__ import annotations
 import os
 import tempfile
 import traceback
+import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
 
 from harness import registry
 from harness.candidate import Budget, Candidate, GenerationContext
 from harness.evaluate import EvalCache, EvalOptions, evaluate
+from harness.gpu_lock import exclusive_gpu
 from harness.problem import Problem
 from harness.results import RunWriter, completed_keys, new_run_id, run_file_name
 from harness.usage import Usage
@@ -36,6 +39,7 @@ class Runner:
         self.run_id = run_id or new_run_id()
         path = Path(run_file) if run_file else _resume_target(runs_dir, suite, generator) if resume else None
         self.path = path or Path(runs_dir) / run_file_name(self.run_id, suite, generator)
+        self._held_since: float | None = None
         self.done = completed_keys(self.path) if resume else set()
         self.writer = RunWriter(self.path, header=self._header(suite, generator_options, extra_config))
 
@@ -55,8 +59,15 @@ class Runner:
 
     def run_problem(self, problem: Problem) -> list[dict]:
         """Generate and judge; every record is on disk before this returns."""
-        candidates = self._candidates(problem)
-        return [self._record(problem, c, i) for i, c in enumerate(candidates)]
+        # Everything that touches the GPU happens under its lock when timing: another worker's
+        # correctness calls on the same GPU would disturb a timing as much as its timings would.
+        locked = self.opts.device == "cuda" and self.opts.timing
+        with exclusive_gpu(self.opts.device, self.opts.gpu_index) if locked else nullcontext():
+            self._held_since = time.time() if locked else None
+            candidates = self._candidates(problem)
+            records = [self._record(problem, c, i) for i, c in enumerate(candidates)]
+            self.cache.release()
+        return records
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
         stopped = self.run_budget.exceeded_by(self.spent)
@@ -99,6 +110,10 @@ class Runner:
         record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
                       transcript=candidate.transcript, provenance=candidate.provenance,
                       fixes=problem.fixes or None, shrunk=problem.shrunk, gpu_index=self.opts.gpu_index)
+        if self._held_since is not None:
+            # an interval inside the time this process held the GPU: intervals of two processes on
+            # one GPU never overlap (bench/multi_gpu.py checks this from the run file)
+            record["gpu_windows"] = [[self._held_since, time.time()]]
         self.writer.append(record)
         return record
 

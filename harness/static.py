@@ -22,8 +22,10 @@ _STREAM_CALLS = ("torch.cuda.Stream", "cuda.Stream", "torch.Stream", "torch.cuda
                  "torch.cuda.ExternalStream", "cuda.ExternalStream", "torch.cuda.set_stream")
 _THREAD_CALLS = ("threading.Thread", "threading.Timer", "Thread", "Timer", "_thread.start_new_thread",
                  "start_new_thread", "ThreadPoolExecutor", "concurrent.futures.ThreadPoolExecutor",
-                 "ProcessPoolExecutor", "concurrent.futures.ProcessPoolExecutor", "multiprocessing.Process",
-                 "multiprocessing.Pool", "os.fork", "os.forkpty", "subprocess.Popen", "subprocess.run", "os.system")
+                 "ProcessPoolExecutor", "concurrent.futures.ProcessPoolExecutor")
+_PROCESS_CALLS = ("multiprocessing.Process", "multiprocessing.Pool", "os.fork", "os.forkpty", "subprocess.Popen",
+                  "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output", "os.system",
+                  "os.popen", "os.execv", "os.execve", "os.spawnv", "os.posix_spawn", "Popen")
 _TIMER_TARGETS = ("time.perf_counter", "time.perf_counter_ns", "time.time", "time.time_ns", "time.monotonic",
                   "time.monotonic_ns", "time.process_time", "torch.cuda.synchronize", "torch.cuda.Event",
                   "torch.cuda.current_stream", "torch._C._cuda_synchronize", "triton.testing.do_bench")
@@ -149,6 +151,10 @@ def thread_created(tree: ast.AST) -> bool:
     return _calls_any(tree, _THREAD_CALLS)
 
 
+def process_created(tree: ast.AST) -> bool:
+    return _calls_any(tree, _PROCESS_CALLS)
+
+
 def timer_patching(tree: ast.AST) -> bool:
     """Assigning to (or setattr on) the clocks and synchronisation the harness times with."""
     for node in ast.walk(tree):
@@ -201,6 +207,7 @@ RULES: dict[str, Callable[[ast.AST], bool]] = {
     "fallback_try_except": fallback_try_except,
     "stream_created": stream_created,
     "thread_created": thread_created,
+    "process_created": process_created,
     "timer_patching": timer_patching,
     "harness_access": harness_access,
     "tensor_subclass": tensor_subclass,

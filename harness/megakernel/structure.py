@@ -8,14 +8,13 @@ Never raises: every problem becomes a violation. Classes found here: ``malformed
 from __future__ import annotations
 
 from itertools import chain
-from operator import sub
 
 from harness.megakernel.format import (DTYPES, FORMAT, FORMAT_MAJOR, FORMAT_NAME, KINDS, MAX_INPUTS,
                                        MAX_OUTPUTS, MAX_RANK, MAX_WAITS, ON_CHIP_SPACES,
                                        READ_ONLY_KINDS, SPACES)
 
 _KINDS, _SPACES, _DTYPES = frozenset(KINDS), frozenset(SPACES), frozenset(DTYPES)
-_LIMIT = 20  # violations kept per document; the count of the rest is reported
+_LIMIT = 20  # violations kept per document; the rest are counted in a last "... and N more"
 
 
 def violation(cls: str, family: str, message: str, **witness) -> dict:
@@ -24,6 +23,10 @@ def violation(cls: str, family: str, message: str, **witness) -> dict:
 
 class Compiled:
     """A well-formed document as dense arrays (index = position in the document's lists)."""
+
+    __slots__ = ("task_ids", "sm", "waits", "out", "inputs", "outputs", "boxes", "buf_ids", "buf_kind",
+                 "buf_onchip", "buf_shape", "page_of", "counter_ids", "num_sms", "max_resident",
+                 "readonly", "links")
 
     def __init__(self):
         self.task_ids: list[int] = []
@@ -42,7 +45,7 @@ class Compiled:
         self.num_sms = 0
         self.max_resident = 0
         self.readonly: set[int] = set()   # indices of read-only buffers (filled by the fast reader)
-        self.links = None                 # (qpred, qsucc, prods, waiters, need0) when the fast reader built them
+        self.links = None                 # (qpred, qsucc, prods, waiters, need0) from the fast reader
 
 
 class _Reader:
@@ -332,10 +335,9 @@ def _box_ok(box, shape: list[int]) -> bool:
 # --------------------------------------------------------------------------- fast path
 # The same rules as above, written for speed on well-formed input: it returns None at the first
 # doubt and the careful reader above then names what is wrong. It must never be *less* strict
-# (tests/megakernel/test_structure.py fuzzes the two against each other).
+# (tests/megakernel/test_mk_never_raises.py fuzzes the two against each other).
 
-_INT_ONLY, _LIST_ONLY = frozenset({int}), frozenset({list})
-_DICT_ONLY, _STR_ONLY, _STR_DICT = frozenset({dict}), frozenset({str}), frozenset({str, dict})
+_INT_ONLY = frozenset({int})
 _EMPTY: list = []
 _EMPTY_DICT: dict = {}
 _NO_BOXES: dict = {}  # shared and never written: boxes are only read
@@ -375,23 +377,22 @@ def _fast_target(target: dict, c: Compiled) -> bool:
 
 def _fast_buffers(buffers: list, c: Compiled) -> dict | None:
     index: dict[int, int] = {}
-    ids, kinds, onchip, shapes = c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape
+    rows = []
     for b in buffers:
         bid, kind, shape, space = b["id"], b["kind"], b["shape"], b.get("space", "HBM")
         if (type(b) is not dict or type(bid) is not int or bid in index or kind not in _KINDS
                 or space not in _SPACES or b["dtype"] not in _DTYPES or type(shape) is not list
                 or not 0 < len(shape) <= MAX_RANK):
             return None
-        if kind in READ_ONLY_KINDS:
-            c.readonly.add(len(ids))
-        index[bid] = len(ids)
-        ids.append(bid)
-        kinds.append(kind)
-        onchip.append(space in ON_CHIP_SPACES)
-        shapes.append(shape)
-    dims = list(chain.from_iterable(shapes))  # every dimension at once: one type check, one min
-    if dims and (not _INT_ONLY.issuperset(map(type, dims)) or min(dims) < 1):
-        return None
+        index[bid] = len(rows)
+        rows.append((bid, kind, space in ON_CHIP_SPACES, shape))
+    if rows:
+        ids, kinds, onchip, shapes = map(list, zip(*rows))
+        dims = list(chain.from_iterable(shapes))  # every dimension at once: one type check, one min
+        if not _INT_ONLY.issuperset(map(type, dims)) or min(dims) < 1:
+            return None
+        c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape = ids, kinds, onchip, shapes
+        c.readonly = {i for i, kind in enumerate(kinds) if kind in READ_ONLY_KINDS}
     return index
 
 
@@ -407,13 +408,12 @@ def _fast_counters(counters: list, c: Compiled) -> dict | None:
 
 
 def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
-    # One tight loop with everything bound locally; it also links the queues and counters, which
-    # the happens-before pass would otherwise do in a second loop (hb.Graph takes them as given).
+    # One tight loop, one tuple per task (transposed at the end: far fewer list appends), with
+    # the queue and counter links that hb.Graph would otherwise build in a second loop.
     num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
     seen: set[int] = set()
-    task_ids, sm_of, out_of, inputs_of, outputs_of = c.task_ids, c.sm, c.out, c.inputs, c.outputs
-    waits_of, boxes_of = c.waits, c.boxes
-    qpred, qsucc, need0, last = [], [], [], {}
+    size = len(tasks)
+    qsucc, last, rows = [-1] * size, {}, []
     prods = [[] for _ in cindex]
     waiters = [[] for _ in cindex]
     for i, t in enumerate(tasks):
@@ -431,20 +431,13 @@ def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
         if readonly and not readonly.isdisjoint(outputs):
             return False
         counter = cindex[oc]
-        task_ids.append(tid)
-        sm_of.append(sm)
-        out_of.append(counter)
-        inputs_of.append([bindex[b] for b in ins])
-        outputs_of.append(outputs)
         prods[counter].append(i)
         prev = last.get(sm, -1)
-        qpred.append(prev)
-        qsucc.append(-1)
         if prev >= 0:
             qsucc[prev] = i
         last[sm] = i
-        wlist = []
         if waits:
+            wlist = []
             for w in waits:
                 k, waited = w["threshold"], w["counter"]
                 if type(w) is not dict or type(k) is not int or k < 1 or type(waited) is not int:
@@ -452,11 +445,20 @@ def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
                 index = cindex[waited]
                 wlist.append((index, k))
                 waiters[index].append((i, k))
-        need0.append(len(wlist) if prev < 0 else len(wlist) + 1)
-        waits_of.append(wlist)
-        boxes_of.append(_fast_boxes(regions, outs, bindex, shapes) if regions is not None else _NO_BOXES)
+        else:
+            wlist = _EMPTY
+        rows.append((tid, sm, counter, [bindex[b] for b in ins], outputs, wlist, prev,
+                     _fast_boxes(regions, outs, bindex, shapes) if regions is not None else _NO_BOXES))
+    if len(last) > c.max_resident:
+        return False
+    if rows:
+        ids, sms, outs_c, inputs, outputs_of, waits_of, qpred, boxes = map(list, zip(*rows))
+        c.task_ids, c.sm, c.out, c.inputs, c.outputs, c.waits, c.boxes = ids, sms, outs_c, inputs, outputs_of, waits_of, boxes
+    else:
+        qpred = []
+    need0 = [len(w) + (p >= 0) for w, p in zip(c.waits, qpred)]
     c.links = (qpred, qsucc, prods, waiters, need0)
-    return len(last) <= c.max_resident
+    return True
 
 
 def _fast_boxes(regions: list, outs: list, bindex: dict, shapes: list) -> dict:

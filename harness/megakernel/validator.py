@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from harness.megakernel.format import READ_ONLY_KINDS
@@ -20,7 +19,7 @@ RACE_CLASSES = ("raw", "kv_before_append", "first_k_of_n", "waw", "war_page", "o
                 "read_unwritten", "output_unwritten")
 STRUCTURAL_CLASSES = ("malformed", "dangling_ref", "caps_exceeded", "bad_threshold", "sm_out_of_range",
                       "not_co_resident", "write_readonly")
-_RACE_LIMIT = 12  # violations kept per verdict; the rest are counted in stats['more_violations']
+_RACE_LIMIT = 8  # violations kept per verdict; the rest are counted in stats['more_violations']
 
 
 @dataclass

@@ -28,6 +28,7 @@ class ModelRun:
         self.model = self.env.model
         self.inputs = self.env.make_inputs(self.env.trial_seed(CAPTURE_SEED))
         self.tolerance = opts.tol()
+        self.faithful = False   # the traced graph reproduced the model's output once (checked on the first run)
 
     def reference_output(self) -> list:
         import torch
@@ -57,7 +58,9 @@ class ModelRun:
 
         with torch.no_grad():
             output = Recorder(gm).run(*snapshot(self.inputs))
-        self._check_same(output)
+        if not self.faithful:
+            self._check_same(output)
+            self.faithful = True
         return info, captured
 
     def run_hooked(self, paths: list[str]) -> tuple[dict[str, list], dict[str, set]]:

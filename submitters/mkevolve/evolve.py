@@ -18,7 +18,7 @@ from typing import Any
 from harness.llm.base import BudgetExceeded, LLMError
 from harness.llm.prompts import device_peaks
 from submitters.mkevolve.search import UnitSearch
-from submitters.mkevolve.units import FAILED, KERNEL, MERGED, PENDING, PYTORCH, SPLIT, Unit
+from submitters.mkevolve.units import FAILED, KERNEL, MERGED, PENDING, PYTORCH, SPLIT, Undecomposable, Unit
 
 STAGES = ("decompose", "search", "merge", "compose")
 MERGE_TIME_SHARE = 0.1
@@ -61,7 +61,11 @@ class Evolution:
         pending = [u for u in self.units if u.status == PENDING]
         self.workspace.prepare(pending)
         for unit in pending:
-            subproblem, prompt = self.workspace.subproblem(unit)
+            try:
+                subproblem, prompt = self.workspace.subproblem(unit)
+            except Undecomposable as why:
+                unit.status, unit.note = PYTORCH, f"kept in PyTorch: {why}"
+                continue
             found = self.search.search(unit, subproblem, prompt, "search")
             unit.status = KERNEL if found else FAILED
             unit.note = _verdict_note(unit)
@@ -91,8 +95,12 @@ class Evolution:
                 index += 1
                 continue
             merged = self.decomposition.merge(first, second, self._names)
-            self.workspace.prepare([merged])
-            subproblem, prompt = self.workspace.subproblem(merged)
+            try:
+                subproblem, prompt = self.workspace.subproblem(merged)
+            except Undecomposable as why:
+                decision.update(unit=merged.name, kept=False, outcome=str(why))
+                index += 1
+                continue
             try:
                 found = self.search.search(merged, subproblem, prompt, "merge")
             finally:

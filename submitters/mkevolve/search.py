@@ -75,6 +75,8 @@ class UnitSearch:
             if proposal is None:  # a repeat: asking again would only repeat it again
                 break
             made.append(proposal)
+            if proposal.accepted and not self.measured:  # unmeasured, only tokens could still improve
+                break
         return made
 
     def _propose(self, unit: Unit, subproblem: Any, messages: list[dict], stage: str, depth: int, index: int,

@@ -55,7 +55,7 @@ class Workspace:
     def __init__(self, problem: Any, opts: Any, decomposition: Any, run: Any):
         self.problem, self.opts, self.decomposition, self.run = problem, opts, decomposition, run
         self.folder = Path(tempfile.mkdtemp(prefix="crucible-mkevolve-"))
-        self._built: dict[tuple[int, int], tuple[Any, str]] = {}
+        self._built: dict[tuple[int, int], tuple[Any, str] | str] = {}   # a str: why it could not be built
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -64,21 +64,32 @@ class Workspace:
         return f"unit {unit.name} ({', '.join(self.decomposition.ops(unit))}) of {self.problem.id}"
 
     def subproblem(self, unit: Unit) -> tuple[Any, str]:
-        """(the judge's Problem, the source shown in prompts) for ``unit``."""
+        """(the judge's Problem, the source shown in prompts) for ``unit``; Undecomposable when its
+        sub-problem could not be made (the unit then stays PyTorch)."""
         if self.decomposition.mode == "whole":
             return self.problem, self.problem.source
         if unit.span not in self._built:
             self.prepare([unit])
-        return self._built[unit.span]
+        built = self._built[unit.span]
+        if isinstance(built, str):
+            raise Undecomposable(built)
+        return built
 
     def prepare(self, units: list[Unit]) -> None:
         """Capture the inputs of every unit in ``units`` not captured yet, in one run of the model."""
         missing = [u for u in units if u.span not in self._built]
         if not missing or self.decomposition.mode == "whole":
             return
-        inputs = self._capture(missing)
+        try:
+            inputs = self._capture(missing)
+        except Undecomposable as why:
+            self._built.update({unit.span: f"capture failed: {why}" for unit in missing})
+            return
         for unit in missing:
-            self._build(unit, inputs[unit.name])
+            try:
+                self._build(unit, inputs[unit.name])
+            except Undecomposable as why:
+                self._built[unit.span] = f"no sub-problem: {why}"
 
     def _capture(self, units: list[Unit]) -> dict[str, list]:
         decomposition = self.decomposition

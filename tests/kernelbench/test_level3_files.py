@@ -55,6 +55,16 @@ SWIN_V2_TINY_PARAMS = 28.35e6          # SwinV2-T as reported by timm (about 28.
 PROBLEM_FILES = sorted(LEVEL3.glob("*.py"), key=lambda p: int(p.name.split("_")[0]))
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Small problems are tiny; with one thread, OpenMP workers do not spin-wait for each other
+    when other processes share the cores, which made this module several times slower there."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def _literal_assignments(tree):
     """Top-level `NAME = <literal>` assignments of a module, as Python values."""
     values = {}

@@ -82,6 +82,20 @@ def test_upstream_names_are_upstreams_and_ours_equal_them(rows):
     assert [row["problem_id"] for row in rows if row["name"] != row["upstream_name"]] == []
 
 
+def test_every_problem_whose_inputs_are_not_upstreams_rand_records_the_input_fix(rows):
+    # Every upstream L1-L3 input is torch.rand (torch.randint for indices and masks); a file that
+    # draws with torch.randn changed the distribution, and the manifest must say so.
+    by_id = {row["problem_id"]: row for row in rows}
+    unrecorded = []
+    for level, path in problem_files():
+        get_inputs = next(node for node in ast.parse(path.read_text()).body
+                          if isinstance(node, ast.FunctionDef) and node.name == "get_inputs")
+        draws = {ast.unparse(call.func) for call in ast.walk(get_inputs) if isinstance(call, ast.Call)}
+        if "torch.randn" in draws and not by_id[f"L{level}/{path.stem}"]["fix_input_distribution"]:
+            unrecorded.append(f"L{level}/{path.stem}")
+    assert unrecorded == [], f"{len(unrecorded)} problems draw torch.randn without FIXES['input_distribution']"
+
+
 def test_upstream_representative_subset_is_in_the_manifest(rows):
     present = {(row["level"], row["id"]) for row in rows}
     wanted = {(level, number) for level, numbers in REPRESENTATIVE.items() for number in numbers}
@@ -95,7 +109,7 @@ def test_small_size_columns_are_what_the_builder_writes_now(committed, rebuilt_s
 def test_every_problem_the_probe_calls_degenerate_at_fp32_tolerance_is_excluded(rebuilt_small):
     offenders = [f"{row['problem_id']}: {row['degenerate_probe']} passes at 1e-4"
                  for row in rebuilt_small if row["degenerate_probe"] != "none" and not row["excluded"]]
-    assert offenders == []
+    assert offenders == [], "each needs a fix in its file or an EXCLUDE; see suites/kernelbench/EXCLUDED.md"
 
 
 def test_full_size_counts_are_current_for_every_model_without_recurrent_layers(rows):
@@ -189,7 +203,7 @@ EXCLUDE = "kept out for the test"
 
 
 def _suite(tmp_path: Path, draw: str = "rand", fixes: str = "{}") -> Path:
-    (tmp_path / "level1").mkdir(exist_ok=True)
+    (tmp_path / "level1").mkdir(parents=True, exist_ok=True)
     (tmp_path / "level1" / "1_Relu.py").write_text(IDENTITY_ON_RAND.format(draw=draw, fixes=fixes))
     (tmp_path / "level1" / "2_Scaled.py").write_text(DATA_DEPENDENT)
     return tmp_path
@@ -216,11 +230,11 @@ def test_check_passes_on_a_fresh_build_and_names_each_stale_cell(tmp_path):
     root = _suite(tmp_path / "suite")
     csv_path, excluded_path = tmp_path / "manifest.csv", tmp_path / "EXCLUDED.md"
     manifest.write(manifest.build_rows(UPSTREAM, root=root, levels=(1,)), csv_path, excluded_path)
-    assert manifest.check(csv_path, excluded_path, UPSTREAM, root=root) == []
+    assert manifest.check(csv_path, excluded_path, UPSTREAM, root=root, levels=(1,)) == []
     assert manifest.read_manifest(csv_path)[0]["upstream_name"] == "Relu"
 
     _suite(root, draw="randn", fixes='{"input_distribution": "randn: ReLU is the identity on rand"}')
-    problems = manifest.check(csv_path, excluded_path, UPSTREAM, root=root, skip_full_size=True)
+    problems = manifest.check(csv_path, excluded_path, UPSTREAM, root=root, levels=(1,), skip_full_size=True)
     changed = {line.split(": ", 2)[1].split(" ")[0] for line in problems if line.startswith("L1/1_Relu")}
     assert changed == {"fixes", "fix_input_distribution", "degenerate_probe", "degenerate_probe_1e2"}
     assert any(line.startswith(str(excluded_path)) for line in problems)

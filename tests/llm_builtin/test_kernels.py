@@ -276,3 +276,25 @@ def test_half_precision_inputs_compute_in_fp32_and_store_their_dtype(run_builtin
 
     outcome = run_builtin(source, dtype=getattr(torch, dtype_name))
     assert outcome.close, outcome.max_error
+
+
+CHANNEL_SHUFFLE = problem('''
+class Model(nn.Module):
+    def __init__(self, groups, features):
+        super().__init__()
+        self.groups = groups
+        self.features = features
+
+    def forward(self, x):
+        b, c, h, w = x.size()
+        x = torch.relu(x)
+        x = x.view(b, self.groups, c // self.groups, h, w).transpose(1, 2).contiguous().view(b, -1, h, w)
+        return x.view(-1, self.features) * 2
+''', "[torch.randn(2, 6, 3, 5)]", "[3, 15]")
+
+
+def test_layout_changes_stay_in_pytorch_and_attribute_sizes_follow_the_constructor(run_builtin):
+    other = CHANNEL_SHUFFLE.replace("[3, 15]", "[2, 12]").replace("(2, 6, 3, 5)", "(3, 8, 4, 3)")
+    outcome = run_builtin(CHANNEL_SHUFFLE, evaluate_with=other)
+    assert outcome.close, outcome.max_error
+    assert ".contiguous()" in outcome.source and "// self.groups" in outcome.source and "self.features" in outcome.source

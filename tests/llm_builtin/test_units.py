@@ -103,3 +103,15 @@ def test_full_size_reference_is_traced_on_the_meta_device_without_allocating():
     started = time.time()
     planned = plan_of(huge)
     assert planned.groups[0].full_shape == (4096, 393216) and time.time() - started < 10
+
+
+def test_integer_arithmetic_is_refused_rather_than_computed_in_floats():
+    text = source("        return x + 1", inputs="[torch.randint(0, 5, (3, 4))]")
+    with pytest.raises(NoRule, match="integer arithmetic"):
+        plan_of(text)
+
+
+def test_elementwise_min_with_a_tensor_constant_is_a_pointwise_minimum():
+    planned = plan_of(source("        return torch.min(x, torch.tensor(0.5)) * 2"))
+    (group,) = planned.groups
+    assert [m.op for m in group.members] == ["minimum", "mul"]

@@ -3,7 +3,7 @@
 import argparse
 import json
 
-from schedules import two_tile_join
+from mk_schedules import two_tile_join
 
 from harness.megakernel import cli, records
 from harness.megakernel.amk_io import from_amk, normalise, to_amk

@@ -1,6 +1,6 @@
 """The oracle: exhaustive and identity-aware on small schedules, sampled (and saying so) on large."""
 
-from schedules import chain, two_tile_join
+from mk_schedules import chain, two_tile_join
 
 from harness.megakernel import oracle
 from harness.megakernel.configs import ModelConfig, ScheduleConfig

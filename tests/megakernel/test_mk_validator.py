@@ -3,7 +3,7 @@
 import copy
 
 import pytest
-from schedules import chain, kv_step, two_tile_join
+from mk_schedules import chain, kv_step, two_tile_join
 
 from harness.megakernel import oracle
 from harness.megakernel.builder import ScheduleBuilder

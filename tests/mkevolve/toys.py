@@ -122,32 +122,30 @@ def problem(source: str, name: str = "L2/9_Toy"):
 
 # -- a scripted provider and a scripted judge ------------------------------------------------------
 
-_OPS = re.compile(r"^\s+(\w+) = (.+)$", re.MULTILINE)
-
-
 @dataclass
 class ScriptedProvider:
-    """Writes a trivially 'kernel-like' ModelNew for every prompt; ``refuse`` names ops it will not write,
-    ``fail`` names ops whose kernels it writes wrongly (the scripted judge reads the marker)."""
+    """Writes a placeholder ModelNew for every prompt, carrying markers the scripted judge reads:
+    ``refuse`` names ops it writes no code for, ``fail`` ops it writes wrongly, ``times`` the
+    milliseconds (by the unit's op list, default 2.0) its kernels take."""
 
     refuse: tuple = ()
     fail: tuple = ()
+    times: dict = field(default_factory=dict)
     tokens: int = 100
     name: str = "scripted"
     prompts: list = field(default_factory=list)
 
     def chat(self, messages: list[dict], config: ChatConfig = ChatConfig()) -> Reply:
         task = messages[1]["content"]
-        self.prompts.append(task)
-        ops = re.search(r'"""A submodule \(([^)]*)\)', task)
-        ops = ops.group(1) if ops else "whole model"
+        self.prompts.append(messages)
+        found = re.search(r'"""A submodule \(([^)]*)\)', task)
+        ops = found.group(1) if found else "whole model"
         usage = Usage(input_tokens=self.tokens, output_tokens=self.tokens // 2, calls=1)
         if any(op in ops for op in self.refuse):
             return Reply("I cannot write that.", usage, self.name, "scripted-1")
         verdict = "incorrect" if any(op in ops for op in self.fail) else "ok"
-        fast = "1.0" if "," in ops else "4.0"  # a fused unit is fast, a single op slow (per the script)
-        code = (f"import torch\nimport torch.nn as nn\n\n# verdict: {verdict}\n# ms: {fast}\n# ops: {ops}\n\n"
-                "class ModelNew(nn.Module):\n    def forward(self, *args):\n        return args[0]\n")
+        code = (f"import torch\nimport torch.nn as nn\n\n# verdict: {verdict}\n# ms: {self.times.get(ops, 2.0)}\n"
+                f"OPS = 'ops: {ops}'\n\n\nclass ModelNew(nn.Module):\n    def forward(self, *args):\n        return args[0]\n")
         return Reply(f"```python\n{code}```", usage, self.name, "scripted-1")
 
 
@@ -165,24 +163,27 @@ class ScriptedJudge:
                 "flags": [], "candidate_ms": ms if verdict == "ok" else None, "speedup": None}
 
 
-def context(opts: EvalOptions | None = None, budget: Budget | None = None, verdict: str = "ok") -> GenerationContext:
+def context(budget: Budget | None = None, evaluate=None, **fields) -> GenerationContext:
     checked = []
 
-    def evaluate(source: str, timing: bool = False, profile: bool = False) -> dict:
-        checked.append(source)
-        return {"status": verdict, "correct": verdict == "ok", "reason": "", "flags": []}
+    def accept_all(source: str, timing: bool = False, profile: bool = False) -> dict:
+        return {"status": "ok", "correct": True, "reason": "", "flags": []}
 
-    ctx = GenerationContext(options=opts or EvalOptions(timing=False), evaluate=evaluate,
+    def judged(source: str, timing: bool = False, profile: bool = False) -> dict:
+        checked.append(source)
+        return (evaluate or accept_all)(source)
+
+    ctx = GenerationContext(options=EvalOptions(timing=False), evaluate=judged,
                             device_facts={"device": "cpu", "name": "CPU"}, budget=budget or Budget(),
-                            log=lambda line: None)
+                            log=lambda line: None, **fields)
     ctx.checked = checked
     return ctx
 
 
-def run(source: str, provider, budget: Budget | None = None, verdict: str = "ok", **options) -> tuple[Candidate, object]:
+def run(source: str, provider, ctx: GenerationContext | None = None, **options) -> tuple[Candidate, GenerationContext]:
     from submitters.mkevolve import MKEvolve
 
     generator = MKEvolve(**options)
     generator._provider = provider
-    ctx = context(budget=budget, verdict=verdict)
+    ctx = ctx or context()
     return generator.generate(problem(source), ctx, verify=ScriptedJudge())[0], ctx

@@ -166,13 +166,16 @@ def _preamble(tree: ast.Module, model_class: ast.ClassDef) -> str:
 
 def _free_names(node: ast.AST) -> set[str]:
     """Names read in ``node`` that it does not bind itself (parameters, local assignments)."""
-    loaded, bound = set(), set()
+    loaded, bound, defaults = set(), set(), set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             (loaded if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
         elif isinstance(sub, ast.arg):
             bound.add(sub.arg)
-    return loaded - bound
+        elif isinstance(sub, (ast.FunctionDef, ast.Lambda)):  # defaults are read in the enclosing scope
+            for default in [*sub.args.defaults, *sub.args.kw_defaults]:
+                defaults |= {n.id for n in ast.walk(default) if isinstance(n, ast.Name)} if default else set()
+    return (loaded - bound) | defaults
 
 
 def _assigned_names(node: ast.Assign) -> set[str]:

@@ -102,6 +102,9 @@ class Builder(LossRules):
     # -- pointwise ---------------------------------------------------------------------------------
 
     def _pointwise(self, node: Any, op: str, bound: dict) -> Value:
+        traced = self.low.traced_value(node)
+        if not traced.dtype.is_floating_point and str(traced.dtype) != "torch.bool":
+            raise NoRule(f"integer arithmetic ({op} giving {traced.dtype})")
         x = self.low.value(bound["input"])
         if op not in patterns.BINARY:
             attrs = {name: self._attr(op, name, bound[name]) for name, _ in patterns.UNARY[op]}
@@ -137,14 +140,15 @@ class Builder(LossRules):
     # -- reductions --------------------------------------------------------------------------------
 
     def _reduction(self, node: Any, op: str, bound: dict) -> Any:
+        import torch
         import torch.fx
 
         x = self.low.value(bound["input"])
         rank = len(x.shape)
-        if op in ("max", "min") and isinstance(bound["dim"], torch.fx.Node):
-            other = self.low.value(bound["dim"])
-            if not isinstance(other, Scalar):  # torch.max(a, b): the elementwise maximum
-                return self._finish(self.pw("maximum" if op == "max" else "minimum", [x, other]), node)
+        if op in ("max", "min") and isinstance(bound["dim"], torch.fx.Node) \
+                and isinstance(self.low.traced_value(bound["dim"]), torch.Tensor):
+            other = self.low.value(bound["dim"])  # torch.max(a, b), b a tensor: the elementwise maximum
+            return self._finish(self.pw("maximum" if op == "max" else "minimum", [x, other]), node)
         if bound.get("dtype") is not None:
             raise NoRule(f"{op} with a dtype argument")
         if op in ("max", "min"):
@@ -238,15 +242,19 @@ class Builder(LossRules):
         norm = self.vector_norm(x, bound["p"], norm_dims(bound["dim"], rank), True)
         return self.pw("div", [x, self.pw("clamp_min", [norm], min=bound["eps"])])
 
+    def _normalized_dims(self, shape: Any) -> int:
+        """How many trailing dims a layer/RMS norm covers (its shape may be a traced ``x.shape[-1:]``)."""
+        if _is_node(shape):
+            shape = self.low.traced_value(shape)
+        return 1 if isinstance(shape, int) else len(shape)
+
     def _red_layer_norm(self, x: Value, bound: dict, rank: int) -> Value:
-        shape = bound["normalized_shape"]
-        count = 1 if isinstance(shape, int) else len(shape)
+        count = self._normalized_dims(bound["normalized_shape"])
         weight, bias = self.low.value(bound["weight"]), self.low.value(bound["bias"])
         return self.normalize(x, tuple(range(rank - count, rank)), bound["eps"], weight, bias)
 
     def _red_rms_norm(self, x: Value, bound: dict, rank: int) -> Value:
-        shape = bound["normalized_shape"]
-        count = 1 if isinstance(shape, int) else len(shape)
+        count = self._normalized_dims(bound["normalized_shape"])
         eps = bound["eps"] if bound["eps"] is not None else _float_eps(x)
         dims = tuple(range(rank - count, rank))
         mean_square = self.reduce("sum", self.pw("mul", [x, x]), dims, True, 0)
@@ -320,7 +328,7 @@ class Builder(LossRules):
         else:  # rms_norm
             bound = {"normalized_shape": module.normalized_shape, "eps": module.eps, "weight": params["weight"]}
         handler = getattr(self, f"_red_{op}")
-        return self._finish(handler(x, _Passthrough(bound), rank), node)
+        return self._finish(handler(x, bound, rank), node)
 
     def _parameter(self, module: Any, path: str, name: str) -> Value | None:
         tensor = getattr(module, name, None)
@@ -370,10 +378,6 @@ class Builder(LossRules):
         if not (plain or batched):
             raise NoRule(f"einsum {equation!r}")
         return self._matmul(node, self.low.value(operands[0]), self.low.value(operands[1]))
-
-
-class _Passthrough(dict):
-    """A bound-arguments dict whose values are already IR values (``low.value`` returns them)."""
 
 
 def norm_dims(dim: Any, rank: int) -> tuple[int, ...]:

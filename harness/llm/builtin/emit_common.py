@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.llm.builtin import emit_ops
-from harness.llm.builtin.ir import NoRule, Pointwise, Reduce, Scalar, Value, is_computed
+from harness.llm.builtin.ir import NoRule, Pointwise, Scalar, Value, is_computed
 
 
 # Launch helpers a generated file includes when its launchers call them. Work is split only when the

@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.llm.builtin import decompose, patterns
 from harness.llm.builtin.analyze import Traced
-from harness.llm.builtin.ir import NoRule, Scalar, Tensor, Value
+from harness.llm.builtin.ir import NoRule, Scalar, Tensor, Value, is_computed
 
 _RESERVED = {"torch", "triton", "tl", "nn", "F", "math", "self", "ModelNew"}
 
@@ -152,7 +152,10 @@ class _Lowering:
         if op == "getattr" and isinstance(self.program.env.get(args[0]), ReduceTuple) and args[1] in ("values", "indices"):
             return self.build.reduce_tuple_item(node, self.program.env[args[0]], 0 if args[1] == "values" else 1)
         if op in patterns.IDENTITIES:
-            return self.value(args[0])
+            source = self.value(args[0])
+            if op in ("contiguous", "clone") and not is_computed(source):
+                return self._kept(node)  # a layout change later views rely on (kernel outputs are contiguous)
+            return source
         if op in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
             return self._dropout(node, args, kwargs)
         if op in patterns.VIEWS or op in patterns.FACTORIES or op in patterns.ANCHOR_FUNCTIONS or op == "getattr":
@@ -205,10 +208,11 @@ class _Lowering:
 
 
 def attribute_path(target: str) -> str:
-    """``features.0.weight`` -> ``self.features[0].weight``."""
+    """``features.0.weight`` -> ``getattr(self.features, '0').weight``: ``getattr`` reaches a numbered
+    or oddly named submodule in any holder (Sequential, ModuleList, ModuleDict or a plain Module)."""
     text = "self"
     for part in target.split("."):
-        text += f"[{part}]" if part.isdigit() else (f".{part}" if part.isidentifier() else f"[{part!r}]")
+        text = f"{text}.{part}" if part.isidentifier() else f"getattr({text}, {part!r})"
     return text
 
 

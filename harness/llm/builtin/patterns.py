@@ -114,8 +114,6 @@ ANCHOR_MODULES = (
     "BatchNorm2d", "BatchNorm3d", "Upsample", "PixelShuffle", "PixelUnshuffle", "Embedding", "ZeroPad2d",
     "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad2d", "Flatten", "Unflatten",
 )
-# Python-level values (sizes, attributes) that the generated forward computes as the reference does.
-PYTHON_FUNCTIONS = {"getattr", "getitem_py", "size", "dim", "numel", "py_arith"}
 
 _OPERATOR_NAMES = {
     operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "div", operator.neg: "neg",

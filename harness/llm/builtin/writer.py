@@ -84,7 +84,8 @@ def write(reference: str, variant: str = "default") -> Written:
 # -- forward ---------------------------------------------------------------------------------------
 
 def _forward(traced: analyze.Traced, the_plan: planning.Plan, by_group: dict) -> list[str]:
-    env = the_plan.program.env
+    env = dict(the_plan.program.env)
+    env[_ATTRIBUTES] = _int_attributes(traced.model)
     lines = [f"    def forward({traced.forward_args}):"]
     for step in the_plan.steps:
         if isinstance(step, lower.Kept):
@@ -114,8 +115,10 @@ def _call_source(node: Any, env: dict) -> str:
     """The Python source of a call kept in PyTorch, with its inputs renamed to forward's variables."""
     import operator
 
-    args = [_arg_source(a, env) for a in node.args]
-    kwargs = [f"{k}={_arg_source(v, env)}" for k, v in node.kwargs.items()]
+    sizes = _is_shape_call(node)
+    first = 1 if node.op == "call_method" else 0  # a method's first argument is the tensor itself
+    args = [_arg_source(a, env, sizes and index >= first) for index, a in enumerate(node.args)]
+    kwargs = [f"{k}={_arg_source(v, env, sizes)}" for k, v in node.kwargs.items()]
     joined = ", ".join(args + kwargs)
     if node.op == "call_module":
         return f"{lower.attribute_path(node.target)}({joined})"
@@ -147,7 +150,21 @@ def _qualified_name(target: Any) -> str:
     return name
 
 
-def _arg_source(arg: Any, env: dict) -> str:
+_SHAPE_METHODS = {"view", "reshape", "expand", "unflatten", "new_zeros", "new_ones", "new_empty", "repeat"}
+
+
+def _is_shape_call(node: Any) -> bool:
+    """Calls whose arguments after the tensor are sizes (where a folded attribute may hide)."""
+    import operator
+
+    if node.op == "call_method":
+        return node.target in _SHAPE_METHODS
+    if node.target in (operator.floordiv, operator.mul, operator.truediv):  # size arithmetic: x.size(1) // groups
+        return True
+    return node.op == "call_function" and getattr(node.target, "__name__", "") in ("reshape", "zeros", "ones", "empty")
+
+
+def _arg_source(arg: Any, env: dict, sizes: bool = False) -> str:
     import torch
     import torch.fx
 
@@ -157,10 +174,10 @@ def _arg_source(arg: Any, env: dict) -> str:
             raise NoRule(f"{arg.name} used as a whole")
         return forward_expr(found)
     if isinstance(arg, tuple):
-        inner = ", ".join(_arg_source(a, env) for a in arg)
+        inner = ", ".join(_arg_source(a, env, sizes) for a in arg)
         return f"({inner},)" if len(arg) == 1 else f"({inner})"
     if isinstance(arg, list):
-        return "[" + ", ".join(_arg_source(a, env) for a in arg) + "]"
+        return "[" + ", ".join(_arg_source(a, env, sizes) for a in arg) + "]"
     if isinstance(arg, slice):
         return f"slice({_arg_source(arg.start, env)}, {_arg_source(arg.stop, env)}, {_arg_source(arg.step, env)})"
     if arg is Ellipsis:
@@ -169,9 +186,25 @@ def _arg_source(arg: Any, env: dict) -> str:
         return str(arg)
     if isinstance(arg, torch.device):
         return f"torch.device({str(arg)!r})"
+    if sizes and isinstance(arg, int) and not isinstance(arg, bool) and arg in env[_ATTRIBUTES]:
+        return env[_ATTRIBUTES][arg]
     if arg is None or isinstance(arg, (bool, int, float, str)):
         return repr(arg)
     raise NoRule(f"an argument of type {type(arg).__name__} in a call kept in PyTorch")
+
+
+_ATTRIBUTES = object()  # env key: int value -> "self.<attribute>" for the model's own int attributes
+
+
+def _int_attributes(model: Any) -> dict[int, str]:
+    """Ints that fx folded into a kept call (``x.view(-1, self.features)``) are written back as the
+    attribute they came from when exactly one attribute holds that value: sizes then follow the
+    constructor arguments instead of the traced ones. Small values (dims, -1) stay literal."""
+    found: dict[int, list[str]] = {}
+    for name, value in vars(model).items():
+        if isinstance(value, int) and not isinstance(value, bool) and not name.startswith("_") and abs(value) > 2:
+            found.setdefault(value, []).append(name)
+    return {value: f"self.{names[0]}" for value, names in found.items() if len(names) == 1}
 
 
 def _kept_label(step: Any) -> str:
