@@ -1,6 +1,10 @@
-"""Hand-built schedules for the megakernel unit tests (imported by the test modules)."""
+"""Hand-built schedules and fuzzing helpers for the megakernel unit tests."""
 
+import copy
+
+from harness.megakernel import oracle, structure
 from harness.megakernel.builder import ScheduleBuilder
+from harness.megakernel.validator import validate
 
 
 def two_tile_join(threshold: int = 2, sms: int = 2) -> dict:
@@ -40,3 +44,44 @@ def kv_step() -> dict:
     b.task("KV_APPEND", [k], [cache], appended, sm=0, regions={cache: [[3, 4], [0, 4]]})
     b.task("ATTENTION_TILE", [k, cache], [out], attended, waits=[(appended, 1)], sm=1)
     return b.doc
+
+
+def paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths(item, prefix + (index,))
+
+
+def replace_at(doc, path, new):
+    doc = copy.deepcopy(doc)
+    if not path:
+        return new
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = new
+    return doc
+
+
+def check_agreement(doc):
+    """The validator gives a verdict, agrees with the oracle on what is malformed, and its fast
+    reader never accepts what the careful one rejects."""
+    verdict = validate(doc)
+    label = oracle.label(doc, max_states=500, runs=2)
+    assert isinstance(verdict.ok, bool) and "internal_error" not in verdict.classes
+    structural = verdict.stats.get("phase") == "structure"
+    assert structural == (label["mode"] == "structural"), (verdict.classes, label)
+    fast = structure._fast(doc) if fast_reads(doc) else None
+    assert fast is None or not structural
+
+
+def fast_reads(doc) -> bool:
+    try:
+        structure._fast(doc)
+        return True
+    except Exception:
+        return False

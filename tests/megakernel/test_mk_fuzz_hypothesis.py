@@ -6,8 +6,7 @@ hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not install
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from mk_schedules import kv_step, two_tile_join  # noqa: E402
-from test_mk_never_raises import _paths, _replace, check  # noqa: E402
+from mk_schedules import check_agreement, kv_step, paths, replace_at, two_tile_join  # noqa: E402
 
 from harness.megakernel.validator import validate  # noqa: E402
 
@@ -20,9 +19,8 @@ _json = st.recursive(st.none() | st.booleans() | st.integers(-3, 10) | st.floats
 @given(st.data())
 def test_any_subtree_replaced_by_any_json_gives_a_verdict(data):
     base = data.draw(st.sampled_from([two_tile_join(), kv_step()]))
-    paths = list(_paths(base))
-    path = data.draw(st.sampled_from(paths))
-    check(_replace(base, path, data.draw(_json)))
+    path = data.draw(st.sampled_from(list(paths(base))))
+    check_agreement(replace_at(base, path, data.draw(_json)))
 
 
 @settings(max_examples=100, deadline=None)
