@@ -46,7 +46,7 @@ def _compare(expected, got) -> tuple[bool, float]:
     return ok, worst
 
 
-def check(path: str, timeout: int) -> tuple[str, str, str, float]:
+def check(path: str, timeout: int, variant: str = "default") -> tuple[str, str, str, float]:
     """(problem, verdict, detail, seconds) for one problem file."""
     import torch
 
@@ -60,7 +60,7 @@ def check(path: str, timeout: int) -> tuple[str, str, str, float]:
     signal.alarm(timeout)
     name = Path(path).stem
     try:
-        written = write(strip_metadata(Path(path).read_text()))
+        written = write(strip_metadata(Path(path).read_text()), variant)
     except NoRule as error:
         return name, "no rule", error.what, time.time() - started
     try:
@@ -96,6 +96,7 @@ def main() -> None:
     parser.add_argument("folders", nargs="+", help="problem folders or files")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=120, help="seconds per problem (default 120)")
+    parser.add_argument("--variant", default="default", help="default, conservative, wide or narrow")
     args = parser.parse_args()
     files = []
     for entry in args.folders:
@@ -103,7 +104,7 @@ def main() -> None:
         files += sorted(entry.glob("[0-9]*.py"), key=lambda p: int(p.name.split("_")[0])) if entry.is_dir() else [entry]
     counts: dict[tuple[str, str], int] = {}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [(f, pool.submit(check, str(f), args.timeout)) for f in files]
+        futures = [(f, pool.submit(check, str(f), args.timeout, args.variant)) for f in files]
         for file, future in futures:
             name, verdict, detail, seconds = future.result()
             level = file.parent.name

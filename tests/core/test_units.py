@@ -218,3 +218,19 @@ def test_restricted_unpickler_refuses_code_execution():
     with pytest.raises(UnsafeMessage):
         load_untrusted(pickle.dumps(Evil()))
     assert load_untrusted(pickle.dumps({"ok": True, "times_ms": [1.0, math.pi]}))["ok"]
+
+
+def test_degeneracy_probe_finds_outputs_that_ignore_the_input():
+    import torch
+
+    from harness.checks import DegeneracyProbe
+
+    fixed = torch.randn(50)
+    probe = DegeneracyProbe(1e-4, 1e-4)
+    for _ in range(3):
+        probe.update([fixed.clone()], [torch.randn(50)])
+    assert probe.found() == ["input_independent"]
+    honest = DegeneracyProbe(1e-4, 1e-4)
+    for _ in range(3):
+        honest.update([torch.randn(50)], [torch.randn(50)])
+    assert honest.found() == []

@@ -30,6 +30,7 @@ MAX_REDUCTIONS = 6
 class PlanOptions:
     fuse_matmul_epilogue: bool = True
     fuse_prologue: bool = True   # elementwise values before a reduction are computed in its kernel
+    fuse_siblings: bool = True   # independent values over the same tensor share an open kernel
 
 
 @dataclass(eq=False)
@@ -120,7 +121,7 @@ class _Planner:
                 level = self._fit(group, value)
                 if level:
                     fitting[group.index] = (group, level)
-        if not computed:  # reads only materialized tensors: it can be computed in any open group it fits
+        if not computed and self.options.fuse_siblings:  # reads only materialized tensors: any open group fits
             fitting = self._open_fits(value)
         target, level = max(fitting.values(), key=lambda pair: pair[0].index) if fitting else (None, "full")
         for u in computed:
@@ -141,7 +142,7 @@ class _Planner:
         else:
             if group is not None:
                 self._consume_outside(source)
-            group = self._open_rows(value.axis, source.shape)  # another reduction over the same rows
+            group = self._open_rows(value.axis, source.shape) if self.options.fuse_siblings else None
             if group is None:
                 group = self._new_group("rows", source.shape)
                 group.axis = value.axis

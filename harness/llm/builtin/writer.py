@@ -36,8 +36,9 @@ VARIANTS = {
         "conservative",
         Tuning(name="conservative", pointwise_block=256, row_tile=1024, row_max_cols=16,
                matmul_fp32=(32, 32, 32, 4, 2), matmul_half=(64, 64, 32, 4, 2)),
-        planning.PlanOptions(fuse_matmul_epilogue=False, fuse_prologue=False),
-        note="smaller blocks, the matmul epilogue and the ops before each reduction in kernels of their own",
+        planning.PlanOptions(fuse_matmul_epilogue=False, fuse_prologue=False, fuse_siblings=False),
+        note="smaller blocks; the matmul epilogue, the ops before each reduction and independent ops in kernels "
+             "of their own",
     ),
     "wide": Variant(
         "wide",
