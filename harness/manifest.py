@@ -377,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args) -> int:
-    names = upstream_names(args.upstream_table, args.manifest)
+    names = upstream_names(args.upstream_table, args.manifest if args.manifest.is_file() else MANIFEST_PATH)
     start = time.perf_counter()
     rows = build_rows(names, progress=lambda row: print(f"{row['problem_id']}: probe {row['degenerate_probe']}, "
                                                         f"{row['flops_method']}", file=sys.stderr))
