@@ -19,6 +19,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from builtin_survey import compare as _compare  # noqa: E402  (same check: fp32, atol = rtol = 1e-4)
 
 
 def problem_files(entries: list[str], filters: list[str]) -> list[Path]:
@@ -35,21 +38,6 @@ def _to_device(value, device):
     import torch
 
     return value.to(device) if isinstance(value, torch.Tensor) else value
-
-
-def _close(expected, received) -> tuple[bool, float]:
-    import torch
-
-    expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    received = list(received) if isinstance(received, (tuple, list)) else [received]
-    worst, ok = 0.0, len(expected) == len(received)
-    for want, got in zip(expected, received):
-        if want.shape != got.shape:
-            return False, float("inf")
-        if want.numel():
-            worst = max(worst, (want.double() - got.double()).abs().max().item())
-        ok = ok and torch.allclose(want.double(), got.double(), atol=1e-4, rtol=1e-4)
-    return ok, worst
 
 
 def measure(path: Path, size: str, variant: str) -> dict:
@@ -82,7 +70,7 @@ def measure(path: Path, size: str, variant: str) -> dict:
     torch.manual_seed(1)
     inputs = [_to_device(x, "cuda") for x in reference.get_inputs()]
     with torch.no_grad():
-        ok, worst = _close(model(*inputs), new(*inputs))
+        ok, worst = _compare(model(*inputs), new(*inputs))
         row.update(verdict="correct" if ok else "mismatch", detail=f"max abs err {worst:.2g}")
         row["eager_ms"] = do_bench(lambda: model(*inputs))
         row["builtin_ms"] = do_bench(lambda: new(*inputs))

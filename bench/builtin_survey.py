@@ -20,7 +20,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-os.environ.setdefault("TRITON_INTERPRET", "1")
+if __name__ == "__main__":  # the survey runs kernels on the CPU; builtin_gpu.py imports compare() only
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
@@ -31,7 +32,7 @@ def _import(path: Path, name: str):
     return module
 
 
-def _compare(expected, got) -> tuple[bool, float]:
+def compare(expected, got) -> tuple[bool, float]:
     import torch
 
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
@@ -81,7 +82,7 @@ def check(path: str, timeout: int, variant: str = "default") -> tuple[str, str, 
         with torch.no_grad():
             expected = model(*inputs)
             got = new(*inputs)
-        ok, worst = _compare(expected, got)
+        ok, worst = compare(expected, got)
         verdict = "correct" if ok else "mismatch"
         return name, verdict, f"max abs err {worst:.3g}; {len(written.kernels)} kernel(s)", time.time() - started
     except Exception as error:  # the survey reports every failure and goes on

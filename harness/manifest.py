@@ -295,7 +295,8 @@ def excluded_markdown(rows: list[dict]) -> str:
         lines += [f"| {row['problem_id']} | {_probe_summary(row, '')} | {_probe_summary(row, '_1e2')} |"
                   for row in unexcluded]
     else:
-        lines.append("None: at 1e-4 and at 1e-2, on every size probed, no trivial answer passes any problem that is ranked.")
+        lines.append("None: at 1e-4 and at 1e-2, on every size probed, no trivial answer passes a problem that is "
+                     "not excluded.")
     return "\n".join(lines) + "\n"
 
 
@@ -345,8 +346,8 @@ def check(manifest: Path = MANIFEST_PATH, excluded: Path = EXCLUDED_PATH, upstre
     built = build_rows(names, root=root, levels=levels, full_size=not skip_full_size)
     if skip_full_size:  # render EXCLUDED.md with the committed full-size findings
         by_id = {row["problem_id"]: row for row in committed}
-        for row in built:
-            row.update({c: _parse(c, by_id[row["problem_id"]][c]) for c in FULL_SIZE_COLUMNS if row["problem_id"] in by_id})
+        for row in (row for row in built if row["problem_id"] in by_id):
+            row.update({c: _parse(c, by_id[row["problem_id"]][c]) for c in FULL_SIZE_COLUMNS})
     problems = stale_cells(committed, built, FULL_SIZE_COLUMNS if skip_full_size else ())
     excluded = Path(excluded)
     if not excluded.is_file() or excluded.read_text() != excluded_markdown(built):
@@ -367,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
                           help="a PROBLEMS.md with the upstream tables to take upstream names from "
                                "(default: carry forward the manifest's upstream_name column)")
     verify.add_argument("--skip-full-size", action="store_true",
-                        help="leave out the full-size columns (FLOPs, bytes, full-size probe): minutes of meta-device runs")
+                        help="leave out the full-size columns (FLOPs, bytes, full-size probe), "
+                             "which take minutes of meta-device runs")
     args = parser.parse_args(argv)
     try:
         return _build(args) if args.command == "build" else _check(args)

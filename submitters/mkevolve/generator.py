@@ -47,6 +47,7 @@ class MKEvolve:
                                  proposals=positive_int(options, "proposals", 2))
         self.iterations = positive_int(options, "iterations", 2)
         self.max_submodules = positive_int(options, "max_submodules", 6)
+        self.sub_trials = positive_int(options, "sub_trials", 3)
         self.merge_share = _share(options.pop("merge_share", None))
         if options.get("temperature") is None:
             options["temperature"] = 0.0 if self.shape.proposals == 1 else SAMPLING_TEMPERATURE
@@ -63,6 +64,7 @@ class MKEvolve:
     def settings(self) -> dict:
         return {"beam_width": self.shape.beam_width, "depth": self.shape.depth, "proposals": self.shape.proposals,
                 "iterations": self.iterations, "max_submodules": self.max_submodules, "merge_share": self.merge_share,
+                "sub_trials": self.sub_trials,
                 "backend": self.llm.backend, "temperature": self.llm.temperature}
 
 
@@ -79,10 +81,11 @@ def _share(value: Any) -> float:
 
 
 class HarnessJudge:
-    """Sub-problems judged by the harness (own cache and secret), once per distinct source."""
+    """Sub-problems judged by the harness (own cache and secret), once per distinct source, with at most
+    ``trials`` correctness trials (the composed model gets the run's full count end to end)."""
 
-    def __init__(self, opts: Any, measured: bool):
-        self.opts = replace(opts, timing=measured, compile_baseline="off")
+    def __init__(self, opts: Any, measured: bool, trials: int):
+        self.opts = replace(opts, timing=measured, compile_baseline="off", trials=min(opts.trials, trials))
         self.records: dict[tuple, dict] = {}
         self.cache = None
 
@@ -108,7 +111,7 @@ class Run:
         self.opts = getattr(ctx, "options", None) or EvalOptions()
         self.facts = dict(getattr(ctx, "device_facts", None) or {})
         self.measured = self.opts.device == "cuda" and bool(self.opts.timing)
-        self.verify = verify or HarnessJudge(self.opts, self.measured)
+        self.verify = verify or HarnessJudge(self.opts, self.measured, generator.sub_trials)
         self.stages = {stage: Usage() for stage in STAGES}
         self.composition: dict = {}
 

@@ -123,7 +123,8 @@ def test_full_size_counts_are_current_for_every_model_without_recurrent_layers(r
         counted = manifest.count_full_size(full)
         row = by_id[full.id]
         if counted != (row["full_flops"], row["full_bytes"], row["flops_method"]):
-            stale.append(f"{full.id}: counted {counted}, manifest {row['full_flops'], row['full_bytes'], row['flops_method']}")
+            recorded = (row["full_flops"], row["full_bytes"], row["flops_method"])
+            stale.append(f"{full.id}: counted {counted}, the manifest has {recorded}")
     assert stale == []
     assert len(recurrent) < 20, "recurrent models are skipped here; most problems must be recounted"
 

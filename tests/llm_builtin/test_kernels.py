@@ -245,27 +245,17 @@ def test_kernels_written_at_one_size_are_correct_at_other_sizes_and_group_counts
     assert outcome.close, outcome.max_error
 
 
-@pytest.mark.parametrize("source", [LINEAR_RELU, MATMUL_TRANSPOSED_BATCHED], ids=["linear-epilogue", "batched"])
-def test_split_k_path_adds_the_slices_then_runs_the_epilogue(run_builtin, source):
-    calls = []  # on a GPU the launcher splits K when the output tiles cannot fill it; force it here
+@pytest.mark.parametrize("source", [LINEAR_RELU, MATMUL_TRANSPOSED_BATCHED, SOFTMAX_LAST, FULL_REDUCTION, LAYER_NORM],
+                         ids=["split-k-linear-epilogue", "split-k-batched", "split-rows-softmax", "split-rows-full-mean",
+                              "split-rows-layer-norm"])
+def test_split_paths_combine_partials_in_order_and_match(run_builtin, source):
+    calls = []  # on a GPU the launchers split K or rows when the natural grid cannot fill it; force it here
 
-    def three_slices(device, tiles, K, block_k):
-        calls.append(K)
+    def three_pieces(device, programs, length, block, cap):
+        calls.append(length)
         return 3
 
-    outcome = run_builtin(source, patch={"_split_k": three_slices})
-    assert calls and outcome.close, outcome.max_error
-
-
-@pytest.mark.parametrize("source", [SOFTMAX_LAST, FULL_REDUCTION, LAYER_NORM], ids=["softmax", "full-mean", "layer-norm"])
-def test_split_rows_path_combines_segment_partials_and_matches(run_builtin, source):
-    calls = []  # on a GPU the launcher splits rows when there are too few of them; force it here
-
-    def three_segments(device, programs, R, block_r):
-        calls.append(R)
-        return 3
-
-    outcome = run_builtin(source, patch={"_split_rows": three_segments})
+    outcome = run_builtin(source, patch={"_splits": three_pieces})
     assert calls and outcome.close, outcome.max_error
 
 

@@ -145,8 +145,10 @@ def test_stage_usage_and_unit_tokens_add_up_to_the_candidates_usage():
 
 
 def test_options_are_checked_and_unknown_ones_refused():
-    generator = MKEvolve(beam_width=3, depth=1, proposals=1, iterations=4, max_submodules=3, merge_share=0.5)
-    assert generator.settings()["beam_width"] == 3 and generator.llm.temperature == 0.0
+    generator = MKEvolve(beam_width=3, depth=1, proposals=1, iterations=4, max_submodules=3, merge_share=0.5,
+                         sub_trials=2)
+    assert generator.settings()["beam_width"] == 3 and generator.settings()["sub_trials"] == 2
+    assert generator.llm.temperature == 0.0
     assert MKEvolve().llm.temperature == 0.7
     with pytest.raises(UserError, match="beam_width"):
         MKEvolve(beam_width=0)

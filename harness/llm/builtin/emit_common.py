@@ -17,6 +17,31 @@ from harness.llm.builtin import emit_ops
 from harness.llm.builtin.ir import NoRule, Pointwise, Scalar, Value, is_computed
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """Launch parameters a variant may change; the same for every kernel of one reply."""
+
+    name: str = "default"
+    pointwise_block: int = 1024
+    pointwise_warps: int = 4
+    row_tile: int = 4096          # elements of one [BLOCK_R, BLOCK_C] tile of a row kernel
+    row_max_cols: int = 64        # rows (columns of the tile) handled by one row program
+    matmul_fp32: tuple = (64, 64, 32, 4, 3)      # BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages
+    matmul_half: tuple = (128, 128, 64, 8, 3)
+    group_m: int = 8
+
+
+@dataclass
+class Emitted:
+    kernel: str                       # the @triton.jit source
+    launcher: str                     # the Python function that allocates outputs and launches
+    launcher_name: str
+    inputs: list = field(default_factory=list)   # forward expressions passed to the launcher, in order
+    outputs: list = field(default_factory=list)  # values the launcher returns, in order
+    summary: str = ""
+    support: list = field(default_factory=list)  # names of launch helpers the launcher calls
+
+
 # Launch helpers a generated file includes when its launchers call them. Work is split only when the
 # natural grid cannot keep the GPU busy: a 256 x 256 matmul output with K = 524288 is 16 tiles, a
 # mean over a whole tensor is one row.
@@ -25,21 +50,14 @@ LAUNCH_HELPERS = {
 def _sm_count(index):
     return torch.cuda.get_device_properties(index).multi_processor_count
 """,
-    "_split_k": """def _split_k(device, tiles, K, block_k):
-    if device.type != "cuda" or K < 16 * block_k:
-        return 1
-    sms = _sm_count(device.index if device.index is not None else torch.cuda.current_device())
-    if tiles >= sms:
-        return 1
-    return max(1, min(2 * sms // tiles, triton.cdiv(K, 8 * block_k), 64))
-""",
-    "_split_rows": """def _split_rows(device, programs, R, block_r):
-    if device.type != "cuda" or R < 8 * block_r:
+    "_splits": """def _splits(device, programs, length, block, cap):
+    # pieces to cut each program's loop of `length` into when the programs alone cannot fill the GPU
+    if device.type != "cuda" or length < 8 * block:
         return 1
     sms = _sm_count(device.index if device.index is not None else torch.cuda.current_device())
     if programs >= sms:
         return 1
-    return max(1, min(4 * sms // programs, triton.cdiv(R, 2 * block_r), 128))
+    return max(1, min(4 * sms // programs, triton.cdiv(length, 2 * block), cap))
 """,
 }
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness.llm.builtin.emit_common import Kernel, Scope, Stage
-from harness.llm.builtin.emit_pointwise import Emitted, Tuning, call_args, describe_ops, launcher_inputs, returned
+from harness.llm.builtin.emit_common import Emitted, Tuning
+from harness.llm.builtin.emit_pointwise import call_args, describe_ops, launcher_inputs, returned
 
 # From this depth on, fp32 sums over K drift past a 1e-4 tolerance unless compensated.
 COMPENSATE_FROM_K = 4096
@@ -126,7 +127,7 @@ def emit_matmul(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
     return Emitted(kernel="\n".join(main) + "\n\n\n" + "\n".join(reduce) + "\n", launcher="\n".join(launcher) + "\n",
                    launcher_name=f"_launch_{index}", inputs=launcher_inputs(kernel), outputs=list(group.outputs),
                    summary=f"{name}: {core.layout} product, epilogue {describe_ops(group.members[1:])}",
-                   support=["_split_k"])
+                   support=["_splits"])
 
 
 def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: str, a_param: str,
@@ -149,7 +150,7 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: st
         "    if numel == 0:",
         f"        return {returned(len(group.outputs))}",
         "    tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)",
-        "    splits = _split_k(a.device, tiles * batch, K, BK)",
+        "    splits = _splits(a.device, tiles * batch, K, BK, 64)  # split K when the tiles cannot fill the GPU",
         "    k_split = triton.cdiv(triton.cdiv(K, splits), BK) * BK",
         "    ws = torch.empty((splits, numel), device=a.device, dtype=torch.float32) if splits > 1 else a",
         f"    {kernel.name}[(tiles, batch, splits)](ws, k_split, {args}, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, "

@@ -2,35 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin.emit_common import Kernel, Scope, Stage, forward_expr
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """Launch parameters a variant may change; the same for every kernel of one reply."""
-
-    name: str = "default"
-    pointwise_block: int = 1024
-    pointwise_warps: int = 4
-    row_tile: int = 4096          # elements of one [BLOCK_R, BLOCK_C] tile of a row kernel
-    row_max_cols: int = 64        # rows (columns of the tile) handled by one row program
-    matmul_fp32: tuple = (64, 64, 32, 4, 3)      # BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages
-    matmul_half: tuple = (128, 128, 64, 8, 3)
-    group_m: int = 8
-
-
-@dataclass
-class Emitted:
-    kernel: str                       # the @triton.jit source
-    launcher: str                     # the Python function that allocates outputs and launches
-    launcher_name: str
-    inputs: list = field(default_factory=list)   # forward expressions passed to the launcher, in order
-    outputs: list = field(default_factory=list)  # values the launcher returns, in order
-    summary: str = ""
-    support: list = field(default_factory=list)  # names of launch helpers the launcher calls
+from harness.llm.builtin.emit_common import Emitted, Kernel, Scope, Stage, Tuning, forward_expr
 
 
 def emit_pointwise(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from harness.llm.builtin.emit_common import Kernel, Scope, Stage, forward_expr
-from harness.llm.builtin.emit_pointwise import Emitted, Tuning, call_args, describe_ops, launcher_inputs, returned
+from harness.llm.builtin.emit_common import Emitted, Tuning
+from harness.llm.builtin.emit_pointwise import call_args, describe_ops, launcher_inputs, returned
 from harness.llm.builtin.ir import Pointwise, keepdim_shape, reduced_shape
 
 _INIT = {"sum": "0.0", "max": 'float("-inf")', "min": 'float("inf")', "argmax": 'float("-inf")',
@@ -40,7 +41,7 @@ def emit_rows(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
     return Emitted(kernel="\n\n".join("\n".join(lines) + "\n" for lines in sources),
                    launcher="\n".join(launcher) + "\n", launcher_name=f"_launch_{index}",
                    inputs=launcher_inputs(kernel, extra), outputs=list(group.outputs),
-                   summary=f"{name}: {describe_ops(group.members)}", support=["_split_rows"] if split else [])
+                   summary=f"{name}: {describe_ops(group.members)}", support=["_splits"] if split else [])
 
 
 def _splittable(group: Any) -> bool:
@@ -223,7 +224,7 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, splittable
     if splittable:
         count = len(group.reductions)
         lines += [
-            "    splits = _split_rows(in0.device, programs, R, BLOCK_R)",
+            "    splits = _splits(in0.device, programs, R, BLOCK_R, 128)",
             "    if splits > 1:  # too few rows for the GPU: split each row into segments",
             "        seg = triton.cdiv(triton.cdiv(R, splits), BLOCK_R) * BLOCK_R",
             "        splits = triton.cdiv(R, seg)",

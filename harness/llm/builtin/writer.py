@@ -12,10 +12,10 @@ from typing import Any
 from harness.llm.builtin import analyze, lower, plan as planning
 from harness.llm.builtin.emit_matmul import emit_matmul
 from harness.llm.builtin.emit_ops import HELPERS, helpers_used
-from harness.llm.builtin.emit_pointwise import Emitted, Tuning, emit_pointwise
+from harness.llm.builtin.emit_pointwise import emit_pointwise
 from harness.llm.builtin.emit_rows import emit_rows, emit_scan
 from harness.llm.builtin.ir import NoRule, Value
-from harness.llm.builtin.emit_common import forward_expr, launch_helpers
+from harness.llm.builtin.emit_common import Emitted, Tuning, forward_expr, launch_helpers
 
 MODEL = "builtin-rules-v1"
 
