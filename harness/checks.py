@@ -122,8 +122,9 @@ class DegeneracyProbe:
                 self.alive = dict.fromkeys(self.alive, False)
                 return
             guesses = {"zeros": lambda: torch.zeros_like(want),
+                       # a single number is its own mean: only a larger output can be "constant"
                        "constant": lambda: torch.full_like(want, float(want.double().mean()))
-                       if bool(torch.isfinite(want).all()) else None,
+                       if want.numel() > 1 and bool(torch.isfinite(want).all()) else None,
                        "passthrough": lambda: _matching_input(inputs, want) if len(expected) == 1 else None}
             for name, make in guesses.items():
                 if self.alive[name]:

@@ -67,9 +67,15 @@ def is_imported(record: dict) -> bool:
     return truthy(record.get("imported"))
 
 
+def is_excluded(record: dict) -> bool:
+    """A problem the suite excludes (its reason is in the record): kept and shown, never scored."""
+    value = record.get("excluded")
+    return isinstance(value, str) and bool(value.strip()) and value.lower() not in ("nan", "none")
+
+
 def is_ranked(record: dict) -> bool:
-    """Ranked results are unflagged and produced by Crucible itself (not imported)."""
-    return not flags_of(record) and not is_imported(record)
+    """Ranked results are unflagged, produced by Crucible itself (not imported), on a scored problem."""
+    return not flags_of(record) and not is_imported(record) and not is_excluded(record)
 
 
 def attempt_correct(record: dict) -> bool:
@@ -175,6 +181,8 @@ def problem_outcomes(records: Iterable[dict], baseline: str = "eager") -> list[P
     """Records grouped by ``problem_id`` (one generator's attempts) into outcomes, in id order."""
     outcomes: dict[str, ProblemOutcome] = {}
     for record in records:
+        if is_excluded(record):
+            continue  # the suite's manifest says this problem cannot be judged fairly (EXCLUDED.md)
         problem_id = str(record.get("problem_id"))
         outcome = outcomes.setdefault(problem_id, ProblemOutcome(problem_id))
         _absorb(outcome, record, baseline)

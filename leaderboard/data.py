@@ -26,7 +26,7 @@ NUMBER_COLUMNS = (
 )
 TEXT_COLUMNS = (
     "type", "run_id", "problem_id", "suite", "problem", "generator", "provider", "model",
-    "candidate_sha", "status", "reason", "device", "precision", "size", "time",
+    "candidate_sha", "status", "reason", "device", "precision", "size", "time", "excluded",
 )
 BOOL_COLUMNS = ("correct", "compiled", "degenerate", "imported")
 LIST_COLUMNS = ("flags", "remarks")

@@ -226,3 +226,15 @@ def test_metrics_and_leaderboard_data_layer_do_not_import_torch():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_excluded_problems_are_not_scored():
+    from harness.metrics import level_summary
+
+    records = [
+        {"problem_id": "L2/1_A", "level": 2, "correct": True, "status": "ok", "speedup": 2.0, "flags": []},
+        {"problem_id": "L2/36_B", "level": 2, "correct": True, "status": "ok", "speedup": 9.0, "flags": [],
+         "excluded": "degenerate by construction"},
+    ]
+    summary = level_summary(records)
+    assert summary["problems"] == 1 and summary["geomean_speedup"] == 2.0

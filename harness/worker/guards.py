@@ -165,7 +165,10 @@ class Guards:
             if ident == self.main_thread:
                 continue
             while frame is not None:
-                if origins.of(frame.f_code.co_filename) == CANDIDATE:
+                # Only the candidate's own files count here: library threads may run code that
+                # torch or triton generated without a file ("<string>"), which is not the candidate's.
+                filename = frame.f_code.co_filename
+                if filename.startswith(origins.workdir) and origins.of(filename) == CANDIDATE:
                     label = f"thread:{frame.f_code.co_name} in {os.path.basename(frame.f_code.co_filename)}"
                     if label not in self.thread_findings:
                         self.thread_findings.append(label)

@@ -161,7 +161,10 @@ class Run:
             self.composition = {"checked": "as the whole problem, during the search"}
             return kernels[0].best.source
         source, record = self._check(decomposition, evolution, kernels)
-        if record.get("correct") or len(kernels) == 1:
+        if record.get("correct"):
+            return source
+        if len(kernels) == 1:
+            self.composition["outcome"] = "the only kernel fails end to end; the composition is returned as it is"
             return source
         survivors = [u for u in kernels if self._check(decomposition, evolution, [u])[1].get("correct")]
         if not survivors:

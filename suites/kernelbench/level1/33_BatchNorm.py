@@ -23,7 +23,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, features, dim1, dim2)]
+    return [torch.randn(batch_size, features, dim1, dim2) * 3.0 + 1.5]
 
 
 def get_init_inputs():
@@ -31,5 +31,8 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 8, "features": 16, "dim1": 31, "dim2": 33}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+    'degenerate_output': 'inputs scaled by 3 and offset by 1.5: randn is already normalised, so returning the input passed at 1e-2 at full size',
+}
 EXCLUDE = None

@@ -19,7 +19,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, features, dim1, dim2)]
+    return [torch.randn(batch_size, features, dim1, dim2) * 3.0 + 1.5]
 
 
 def get_init_inputs():
@@ -27,5 +27,8 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 6, "features": 8, "dim1": 63, "dim2": 65}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+    'degenerate_output': 'inputs scaled by 3 and offset by 1.5: randn is already normalised, so returning the input passed at 1e-2 at full size',
+}
 EXCLUDE = None

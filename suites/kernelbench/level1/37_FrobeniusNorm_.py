@@ -21,7 +21,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, features, dim1, dim2)]
+    return [torch.randn(batch_size, features, dim1, dim2) * 3.0 + 1.5]
 
 
 def get_init_inputs():
@@ -30,10 +30,7 @@ def get_init_inputs():
 
 SMALL = {"batch_size": 4, "features": 16, "dim1": 31, "dim2": 33}
 FIXES = {
-    "input_distribution": "torch.randn instead of torch.rand",
-    "degenerate_output": "x / ||x||_F has sum of squares 1, so over 1.9e9 elements at least 95% of the outputs "
-                         "lie below 1e-4 whatever the input distribution (upstream: all of them; zeros pass). The "
-                         "norm is divided by the constant sqrt(numel) before the division (output x / RMS(x), "
-                         "unit scale); the work is unchanged: one global sum of squares, one elementwise divide",
+    'input_distribution': 'torch.randn instead of torch.rand',
+    'degenerate_output': 'x / ||x||_F has sum of squares 1, so over 1.9e9 elements at least 95% of the outputs lie below 1e-4 whatever the input distribution (upstream: all of them; zeros pass). The norm is divided by the constant sqrt(numel) before the division (output x / RMS(x), unit scale); the work is unchanged: one global sum of squares, one elementwise divide; inputs scaled by 3 and offset by 1.5: randn is already normalised, so returning the input passed at 1e-2 at full size',
 }
 EXCLUDE = None

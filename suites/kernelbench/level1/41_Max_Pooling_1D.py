@@ -33,5 +33,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 4, "features": 8, "sequence_length": 4093}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None

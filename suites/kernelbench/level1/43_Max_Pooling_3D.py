@@ -34,5 +34,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "channels": 4, "dim1": 31, "dim2": 33, "dim3": 29}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None

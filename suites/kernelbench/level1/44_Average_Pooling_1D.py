@@ -30,5 +30,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 4, "in_channels": 8, "input_length": 4093}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None

@@ -34,5 +34,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "in_channels": 4, "out_channels": 4, "depth_in": 5, "height_in": 9, "width_in": 17}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None

@@ -35,5 +35,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "in_channels": 4, "out_channels": 8, "depth": 9, "width": 11, "height": 13}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None

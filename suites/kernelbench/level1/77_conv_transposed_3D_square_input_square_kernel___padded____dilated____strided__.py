@@ -37,5 +37,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "in_channels": 4, "out_channels": 8, "depth": 5, "height": 9, "width": 11}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None

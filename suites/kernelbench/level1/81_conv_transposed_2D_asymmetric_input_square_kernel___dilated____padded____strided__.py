@@ -33,5 +33,7 @@ def get_init_inputs():
 
 
 SMALL = {"batch_size": 2, "in_channels": 8, "out_channels": 16, "height_in": 9, "width_in": 17}
-FIXES = {}
+FIXES = {
+    'input_distribution': 'torch.randn instead of torch.rand: signed inputs with spread (upstream draws uniform [0, 1))',
+}
 EXCLUDE = None
