@@ -36,7 +36,9 @@ def run(workers: int, args, out: Path) -> dict:
     runs = out / f"runs_n{workers}"
     command = [sys.executable, "-m", "pytest", str(ROOT / "suites" / "kernelbench"), "-q", "-p", "no:cacheprovider",
                "--device", "cuda", "--size", args.size, "--subset", args.subset, "--runs-dir", str(runs),
-               "--generator", "reference", "--timing-budget-ms", str(args.budget_ms)]
+               "--generator", "reference", "--timing-budget-ms", str(args.budget_ms), "--compile-baseline", "off"]
+    for pattern in args.problem or []:
+        command += ["--problem", pattern]
     if workers > 1:
         command += ["-n", str(workers)]
     started = time.perf_counter()
@@ -57,6 +59,7 @@ def main() -> int:
     parser.add_argument("--subset", default="starter")
     parser.add_argument("--size", default="full")
     parser.add_argument("--budget-ms", type=float, default=500)
+    parser.add_argument("--problem", action="append", default=None, help="globs, as --problem elsewhere")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
