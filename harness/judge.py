@@ -203,6 +203,10 @@ class WorkerSession:
         self.kill()
         if self.conn is not None:
             self.conn.close()
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.ipc_collect()  # free what we shared with the worker once it has let go
         shutil.rmtree(self.workdir, ignore_errors=True)
         try:
             self.log_path.unlink()

@@ -5,18 +5,21 @@ visible rather than impossible:
 
 - the clocks, synchronise and event methods the worker times with are captured here, before the
   candidate exists, so patching ``time`` or ``torch.cuda`` changes nothing the worker measures;
-- a snapshot of the functions the worker and torch rely on (clocks, the harness's own worker
-  modules, torch.Tensor, the pickler's reducers, builtins, signal handlers) is compared after
-  every operation: any change is a finding;
+- the classes the reply path runs through (the worker's own, the channel, its pickler,
+  torch.Tensor, torch.cuda.Event) are made immutable, as CPython's built-in types are;
+- a snapshot of module-level functions the worker and torch rely on (clocks, the harness's worker
+  modules, the pickler's reducer tables, builtins, signal handlers) is compared after every
+  operation: any change is a finding;
 - an audit hook (``harness.worker.audit``) refuses candidate code the routes into the harness
-  (frames, gc, class patching, trace hooks, signals, subprocesses, writes outside its directory)
-  and records the rest (threads are found by their frames, ctypes calls, exec of strings);
+  (frames, gc, trace hooks, signals, subprocesses, sockets, writes outside its directory) and
+  records the rest (thread starts, ctypes calls, exec of strings); threads running candidate code
+  are also found by their frames;
 - a Landlock sandbox (``harness.worker.sandbox``) enforces the file, network and signal limits
   in the kernel where Linux has it.
 
 The judge's wall clock, checked outputs and fingerprints stay the independent checks.
-Findings are labels (``time.perf_counter``, ``patch:torch.Tensor.add``, ``thread:...``); the
-judge turns them into flags with ``flags_for``.
+Findings are labels (``time.perf_counter``, ``introspection:gc.get_objects``, ``thread:...``);
+the judge turns them into flags with ``flags_for``.
 """
 
 from __future__ import annotations

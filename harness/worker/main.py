@@ -34,6 +34,7 @@ def main(fd: int) -> int:
         except EOFError:
             return EXIT_OK
         if message.get("op") == "bye":
+            state.release()
             return EXIT_OK
         reply = state.handle(message)
         conn.send_bytes(dump(reply))
@@ -116,6 +117,16 @@ class State:
         reply.setdefault("new_threads", self.guards.new_threads())
         reply.setdefault("triton_launches", self.guards.triton_launches)
         return reply
+
+    def release(self) -> None:
+        """Drop every tensor received from the judge before exiting: CUDA IPC counts references
+        across processes, and the judge can free a tensor it shared only once this side lets go."""
+        import gc
+
+        self.timing_sets, self.retained, self.model = [], [], None
+        gc.collect()
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
 
     def import_candidate(self, source: str):
         path = os.path.join(os.getcwd(), "candidate.py")

@@ -154,6 +154,8 @@ class Evolution:
 
     def _finish(self) -> None:
         for unit in self.units:
+            if unit.status == PENDING and unit.best is not None and unit.best.accepted:  # found as a budget ran out
+                unit.status, unit.note = KERNEL, _verdict_note(unit)
             if unit.status in (PENDING, FAILED):
                 unit.status = PYTORCH
                 unit.note = unit.note or ("not searched: " + (self.stopped or "iterations spent"))

@@ -61,9 +61,10 @@ class UnitSearch:
                 frontier = [p for p in beam if p.source and any(p is child for child in children)]
                 if not frontier:
                     break
-        finally:
-            accepted = [p for p in beam if p.accepted]
-            unit.best = accepted[0] if accepted else (beam[0] if beam else unit.best)
+        finally:  # also when a budget stops the search midway: nothing judged is lost
+            pool = sorted(set(beam) | set(seen.values()), key=Proposal.score)
+            accepted = [p for p in pool if p.accepted]
+            unit.best = pool[0] if pool else unit.best
         return accepted[0] if accepted else None
 
     def _expand(self, unit: Unit, subproblem: Any, prompt: str, stage: str, parent: Proposal | None, depth: int,

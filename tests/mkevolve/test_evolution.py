@@ -66,13 +66,13 @@ def test_a_merge_below_the_byte_share_is_not_tried():
     assert candidate.provenance["stage_usage"]["merge"]["calls"] == 0
 
 
-def measured_evolution(times: dict):
+def measured_evolution(times: dict, budget: Budget | None = None):
     """An evolution over CHAIN whose judge reports times, as on a GPU (the bandwidth makes the
     intermediate's round trip cost 4 ms)."""
     problem = toys.problem(toys.CHAIN)
     decomposition, run = decompose(problem, EvalOptions(timing=False), 6)
     space = Workspace(problem, EvalOptions(timing=False), decomposition, run)
-    ctx = toys.context()
+    ctx = toys.context(budget=budget)
     session = LLMSession(toys.ScriptedProvider(times=times), ctx)
     search = UnitSearch(session, LLMOptions(), {}, "fp32", toys.ScriptedJudge(), SearchShape(), True,
                         lambda stage, usage: None)
@@ -90,6 +90,12 @@ def test_with_measured_time_a_merge_is_kept_only_when_faster_than_its_parts():
     slower = measured_evolution({"Linear": 3.0, "relu, mul, tanh": 2.0, "Linear, relu, mul, tanh": 6.0})
     assert slower.merges[0]["tried"] and not slower.merges[0]["kept"]
     assert len(slower.units) == 2
+
+
+def test_a_kernel_verified_just_before_the_budget_ran_out_is_kept():
+    evolution = measured_evolution({}, budget=Budget(max_tokens=100))  # measured: s0's search goes on, then stops
+    assert evolution.stopped == "token budget spent: 150 > 100"
+    assert [u.status for u in evolution.units] == ["kernel", "pytorch"]
 
 
 def test_a_spent_token_budget_stops_cleanly_keeping_the_kernels_found_so_far():
