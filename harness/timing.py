@@ -9,6 +9,7 @@ never hit), and compares a secret random sample of timed outputs with the refere
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ class TimingPlan:
 @dataclass
 class TimingOutcome:
     times_ms: list[float] = field(default_factory=list)
-    overhead_ms: list[float] = field(default_factory=list)   # judge wall minus reported, per call
+    overhead_ms: list[float] = field(default_factory=list)   # unreported time per call (see _account)
     reported_over_wall: bool = False
     failure: tuple[str, str] | None = None                   # (status, reason) of a timed output
     sets: int = 0
@@ -65,7 +66,9 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         checked = _choose_checked(indices, env, sets, plan, rng)
         expected = {pos: (env.expected(sets[indices[pos]]), clone_inputs(sets[indices[pos]])) for pos in checked}
         _synchronize(env.device)
+        cpu_before = worker_cpu_ms(session)
         reply = session.request({"op": "time", "indices": indices}, batch_timeout_s, "timing")
+        cpu_ms = _difference(worker_cpu_ms(session), cpu_before)
         wall_ms = 1e3 * session.last_wall_s
         if not reply.get("ok"):
             outcome.failure = (reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
@@ -74,7 +77,7 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         if times is None:
             outcome.failure = ("rejected", "malformed timing reply: times and fingerprints do not match the calls asked for")
             break
-        _account(outcome, reply, times, wall_ms, record=warmup_left <= 0)
+        _account(outcome, reply, times, wall_ms, record=warmup_left <= 0, cpu_ms=cpu_ms)
         warmup_left = max(0, warmup_left - size)
         outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance, batch_timeout_s)
         outcome.checked += len(checked)
@@ -110,14 +113,43 @@ def _choose_checked(indices: list[int], env: ReferenceEnv, sets, plan: TimingPla
     return chosen or [rng.randrange(len(indices))]
 
 
-def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: float, record: bool) -> None:
+def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: float, record: bool,
+             cpu_ms: float | None = None) -> None:
+    """Keep the batch's times, and the time per call the worker did not report.
+
+    Unreported time is judged by two clocks the worker cannot touch: the judge's wall clock and the
+    kernel's count of the worker's CPU time (all its threads). Work hidden after a call returns, or
+    times reported short, raise both; a loaded machine raises only the wall clock (waiting is not
+    CPU time) and a multi-threaded kernel only the CPU count, so the smaller of the two is kept.
+    """
     outcome.patched = sorted(set(outcome.patched) | set(reply.get("patched", [])))
     outcome.new_threads = max(outcome.new_threads, reply.get("new_threads", 0))
     if sum(times) > wall_ms + 1.0:
         outcome.reported_over_wall = True
     if record:
         outcome.times_ms += times
-        outcome.overhead_ms.append((wall_ms - sum(times)) / max(1, len(times)))
+        unreported = wall_ms - sum(times) if cpu_ms is None else min(wall_ms, cpu_ms) - sum(times)
+        outcome.overhead_ms.append(unreported / max(1, len(times)))
+
+
+def worker_cpu_ms(session) -> float | None:
+    """CPU time used so far by the worker's live threads, from /proc (nanosecond counters); None
+    where the platform has no such files."""
+    process = getattr(session, "process", None)
+    if process is None:
+        return None
+    total = 0
+    try:
+        for task in os.scandir(f"/proc/{process.pid}/task"):
+            with open(f"{task.path}/schedstat") as handle:
+                total += int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e6
+
+
+def _difference(after: float | None, before: float | None) -> float | None:
+    return None if after is None or before is None else after - before
 
 
 def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, timeout_s):

@@ -371,7 +371,7 @@ def _sink_shape_nodes(graph: Any, info: dict[str, ValueInfo]) -> None:
             with graph.inserting_before(user):
                 copy = graph.node_copy(node)
             user.replace_input_with(node, copy)
-            info[copy.name] = info[node.name]
+            info[copy.name] = info.get(node.name, ValueInfo(False, 0))
         if readers:
             readers[0].prepend(node)
 

@@ -26,19 +26,26 @@ def decompose(problem: Any, opts: Any, max_units: int) -> tuple[Any, Any]:
     except Exception as error:  # noqa: BLE001 - the judge will report a broken reference; we just do not split it
         return WholeDecomposition(f"the reference could not be run here ({type(error).__name__}: {error})"), None
     reasons = []
-    try:
-        gm = trace(run.model)
-        info, _ = run.run_graph(gm)
-        return _searchable(FxDecomposition(gm, info, run.model, max_units)), run
-    except Undecomposable as why:
-        reasons.append(f"fx: {why}")
-    try:
-        modules = ModuleDecomposition(run.model, ProblemParts(problem.source).forward(), max_units)
-        modules.accept_capture(*run.run_hooked(modules.paths))
-        return _searchable(modules), run
-    except (Undecomposable, ValueError, SyntaxError) as why:
-        reasons.append(f"modules: {why}")
+    for way, attempt in (("fx", _fx), ("modules", _modules)):
+        try:
+            return _searchable(attempt(problem, run, max_units)), run
+        except Undecomposable as why:
+            reasons.append(f"{way}: {why}")
+        except Exception as error:  # noqa: BLE001 - a model this way cannot handle: the next, coarser way
+            reasons.append(f"{way}: failed ({type(error).__name__}: {str(error)[:200]})")
     return WholeDecomposition("; ".join(reasons)), run
+
+
+def _fx(problem: Any, run: Any, max_units: int) -> FxDecomposition:
+    gm = trace(run.model)
+    info, _ = run.run_graph(gm)
+    return FxDecomposition(gm, info, run.model, max_units)
+
+
+def _modules(problem: Any, run: Any, max_units: int) -> ModuleDecomposition:
+    modules = ModuleDecomposition(run.model, ProblemParts(problem.source).forward(), max_units)
+    modules.accept_capture(*run.run_hooked(modules.paths))
+    return modules
 
 
 def _searchable(decomposition: Any) -> Any:
