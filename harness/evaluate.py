@@ -306,4 +306,6 @@ def _timer_mismatch(timing, problem, opts, cache) -> bool:
         return False
     reference = cache.baselines.get((problem.id, problem.source_sha, "eager", opts.device, opts.precision))
     allowed = (reference or {}).get("overhead_ms") or 0.5
-    return median(timing.overhead_ms) > 3 * allowed + 0.5 + 0.1 * median(timing.times_ms)
+    # The least unreported time over the batches: deferred work shows in every batch, while a busy
+    # machine delaying the judge's clock only in some batches does not make an honest run look bad.
+    return min(timing.overhead_ms) > 3 * allowed + 0.5 + 0.1 * median(timing.times_ms)

@@ -1,9 +1,10 @@
 """The worker's audit hook (PEP 578): sees what candidate code does, blocks the routes into the
 harness, and remembers what it saw where the candidate cannot erase it.
 
-An audit hook cannot be removed from Python once installed. It runs for events such as class
-attribute assignment, frame access, ``gc.get_objects``, file writes, sockets, subprocesses and
-``ctypes`` calls. The hook attributes each event to its *acting frame*: the nearest frame on the
+An audit hook cannot be removed from Python once installed. It runs for events such as frame
+access, ``gc.get_objects``, file writes, sockets, subprocesses, ``ctypes`` calls and the
+replacement of a function's code or defaults. (Plain class attribute assignment raises no event;
+the guards make the classes that matter immutable instead.) The hook attributes each event to its *acting frame*: the nearest frame on the
 stack that is not standard-library code. Events acted by library code (torch, triton, the
 harness) pass untouched, so torch.compile or Triton may do as they please; events acted by the
 candidate (its file, code it exec'd, anything outside the installed libraries) are recorded,

@@ -96,9 +96,11 @@ class Evolution:
                 continue
             merged = self.decomposition.merge(first, second, self._names)
             try:
+                if merged is None:
+                    raise Undecomposable("this decomposition does not merge units")
                 subproblem, prompt = self.workspace.subproblem(merged)
             except Undecomposable as why:
-                decision.update(unit=merged.name, kept=False, outcome=str(why))
+                decision.update(unit=merged.name if merged else None, kept=False, outcome=str(why))
                 index += 1
                 continue
             try:
@@ -107,7 +109,7 @@ class Evolution:
                 decision["tokens"] = merged.usage.total_tokens
             keep, why = self._keep(found, first, second)
             decision.update(unit=merged.name, kept=keep, outcome=why)
-            self.event("merge", **{k: v for k, v in decision.items()})
+            self.event("merge", **decision)
             if not keep:
                 index += 1
                 continue
