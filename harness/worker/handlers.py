@@ -45,17 +45,15 @@ def _plain_outputs(torch, output, _flatten=_flatten, _error=_OutputTypeError) ->
     return [t.detach() for t in flat]
 
 
-def fingerprint(tensor) -> float:
+def torch_float64(tensor, _complex=torch.complex128, _real=torch.float64):
+    return _complex if tensor.is_complex() else _real
+
+
+def fingerprint(tensor, _dtype=torch_float64, _float=float) -> float:
     """A cheap content summary, compared by the judge with its own on the received output."""
     # Summed in float64 inside the reduction (no float64 copy of a multi-GB output); NaN and Inf
     # make the sum non-finite, which the judge compares by identity rather than by distance.
-    return float(tensor.detach().sum(dtype=torch_float64(tensor)))
-
-
-def torch_float64(tensor):
-    import torch
-
-    return torch.complex128 if tensor.is_complex() else torch.float64
+    return _float(tensor.detach().sum(dtype=_dtype(tensor)))
 
 
 def _load_matching_weights(torch, model, reference_state: dict) -> int:
