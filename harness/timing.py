@@ -28,6 +28,7 @@ class TimingPlan:
     max_sets: int = 32
     check_all_below_elements: int = 1 << 22   # check every timed output when outputs are this small
     check_fraction: float = 0.25
+    max_batch_calls: int = 32                 # calls per request; the judge's clocks get one sample per batch
 
 
 @dataclass
@@ -58,7 +59,7 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         elapsed_ms = 1e3 * (time.perf_counter() - started)
         if warmup_left <= 0 and plan.stop.done(outcome.times_ms, elapsed_ms):
             break
-        size = min(len(sets), warmup_left or len(sets))
+        size = min(len(sets), plan.max_batch_calls, warmup_left or len(sets))
         indices = [(next_index + k) % len(sets) for k in range(size)]
         next_index = (next_index + size) % len(sets)
         _refresh(env, sets, [i for i in indices if i in used], counter)
