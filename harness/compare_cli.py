@@ -131,7 +131,8 @@ def summarize(results: dict[str, dict], problems: list) -> dict:
     from harness.metrics import level_summary
 
     levels = sorted({p.level for p in problems})
-    per_level = {p.level: sum(1 for q in problems if q.level == p.level) for p in problems}
+    # Problems the suite excludes (EXCLUDE) are run and recorded but never scored, as on the leaderboard.
+    per_level = {level: sum(1 for p in problems if p.level == level and not p.exclude) for level in levels}
     summary: dict = {}
     for level in levels:
         rows = {}
@@ -142,7 +143,8 @@ def summarize(results: dict[str, dict], problems: list) -> dict:
             rows[name] = {key: metrics[key] for key in ("problems", "correct", "correctness_rate", "geomean_speedup",
                                                         "speed_measured", "tokens_per_problem", "tokens_per_correct",
                                                         "tokens")}
-            rows[name].update(wall_s=round(wall, 1), run_file=result["run_file"])
+            rows[name].update(wall_s=round(wall, 1), run_file=result["run_file"],
+                              excluded=sum(1 for p in problems if p.level == level and p.exclude))
         summary[f"L{level}"] = rows
     return summary
 
@@ -152,8 +154,9 @@ def format_table(summary: dict, context: str) -> list[str]:
               f"{'tokens/correct':>15} {'wall':>8}")
     lines = []
     for level, rows in summary.items():
-        count = next(iter(rows.values()))["problems"] if rows else 0
-        lines += ["", f"{level}: {count} problems ({context})", header, "-" * len(header)]
+        first = next(iter(rows.values()), {})
+        excluded = f", {first['excluded']} excluded and not scored" if first.get("excluded") else ""
+        lines += ["", f"{level}: {first.get('problems', 0)} problems{excluded} ({context})", header, "-" * len(header)]
         for name, row in rows.items():
             rate = row["correctness_rate"] or 0.0
             speed = (f"{row['geomean_speedup']:.3f} ({row['speed_measured']})" if row["geomean_speedup"]

@@ -30,6 +30,9 @@ def record(problem_id: str, correct: bool, tokens: int, flags=(), speedup=None) 
 
 def test_summary_counts_correct_unflagged_problems_over_the_whole_selection_and_tokens_per_correct():
     problems = [toys.problem(toys.MLP, f"L2/{n}_P") for n in (1, 2, 3)] + [toys.problem(toys.MLP, "L3/1_Q")]
+    excluded = toys.problem(toys.MLP, "L2/4_P")
+    excluded.exclude = "degenerate by construction"
+    problems.append(excluded)
     results = {
         "mkevolve": {"records": [record("L2/1_P", True, 100), record("L2/2_P", True, 300, flags=["below_sol"]),
                                  record("L3/1_Q", True, 50)], "seconds": {"L2/1_P": 2.0, "L3/1_Q": 1.0},
@@ -44,7 +47,7 @@ def test_summary_counts_correct_unflagged_problems_over_the_whole_selection_and_
     assert level2["direct"]["geomean_speedup"] == 2.0 and level2["direct"]["tokens_per_problem"] == 50
     assert summary["L3"]["direct"]["correct"] == 0
     table = "\n".join(format_table(summary, "test"))
-    assert "L2: 3 problems (test)" in table and "not measured" in table and "2.000 (1)" in table
+    assert "L2: 3 problems, 1 excluded and not scored (test)" in table and "not measured" in table and "2.000 (1)" in table
 
 
 @pytest.mark.slow
