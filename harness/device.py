@@ -27,6 +27,23 @@ def check_device(device: str) -> None:
         raise UserError(f"--device cuda needs a GPU; none is visible to this process{hint}. Use --device cpu.")
 
 
+def worker_cpu_threads() -> int:
+    """Intra-op threads of a CPU worker (CRUCIBLE_CPU_THREADS, default 1).
+
+    The judge computes expected outputs with the same count: CPU convolutions and reductions split
+    their sums by thread, so the same eager model in two processes with different counts rounds
+    differently, and an ill-conditioned problem turns that into a mismatch of an honest candidate.
+    """
+    text = os.environ.get("CRUCIBLE_CPU_THREADS", "1")
+    try:
+        count = int(text)
+    except ValueError:
+        raise UserError(f"CRUCIBLE_CPU_THREADS={text!r} is not a whole number; unset it or give e.g. 1") from None
+    if count < 1:
+        raise UserError(f"CRUCIBLE_CPU_THREADS={text!r} must be at least 1")
+    return count
+
+
 def device_name(device: str) -> str:
     import torch
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from harness.device import worker_cpu_threads
 from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
 
 OUTPUT_TAIL_CHARS = 2000
@@ -88,7 +89,7 @@ class WorkerSession:
             env["TRITON_INTERPRET"] = "1"
             # One thread and no spinning: OpenMP threads that busy-wait next to the judge's own on a
             # small machine make CPU timings swing by orders of magnitude.
-            env.update(OMP_NUM_THREADS=os.environ.get("CRUCIBLE_CPU_THREADS", "1"), OMP_WAIT_POLICY="PASSIVE")
+            env.update(OMP_NUM_THREADS=str(worker_cpu_threads()), OMP_WAIT_POLICY="PASSIVE")
             env["CUDA_VISIBLE_DEVICES"] = ""
             # glibc fills every fresh allocation with 0x7f bytes (~3.4e38 as float32) and never uses
             # zeroed mmap pages, so an output the candidate allocates and never writes cannot pass.

@@ -12,6 +12,9 @@ import pytest
 
 from harness import pytest_support as support
 
+# The megakernel suite's options and controller-side hooks (see that module for why not a conftest).
+pytest_plugins = ["harness.megakernel.pytest_hooks"]
+
 
 def pytest_addoption(parser):
     support.add_options(parser.getgroup("crucible", "Crucible kernel benchmark"))

@@ -22,6 +22,14 @@ def new_run_id() -> str:
     return make()
 
 
+def run_id(config) -> str | None:
+    """This pytest run's id, the same on the xdist controller and on every worker."""
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        return worker.get("crucible_run_id")
+    return config.stash.get(RUN_ID, None)
+
+
 def add_options(group) -> None:
     add = group.addoption
     add("--generator", default="reference", help="kernel generator to benchmark (default: reference)")
@@ -100,13 +108,12 @@ def make_runner(config):
                             timing_budget_ms=opt("timing_budget_ms"), gpu_index=gpu_index)
     except UserError as error:
         pytest.exit(f"crucible: {error}", returncode=4)
-    run_id = worker.get("crucible_run_id") or config.stash[RUN_ID]
     from harness.llm_options import LLM_OPTIONS
 
     namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
     budget, run_budget = budgets_from_args(namespace)
     runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
-                    run_id=run_id, resume=opt("resume"), budget=budget, run_budget=run_budget,
+                    run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget,
                     extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
     config.stash[RUN_FILE] = runner.path
     return runner
@@ -117,14 +124,14 @@ def summary_lines(config) -> list[str]:
     from harness.progress import summary_lines as lines
     from harness.results import read_lines, run_file_name
 
-    run_id = config.stash.get(RUN_ID, None)
+    this_run = run_id(config)
     runs_dir = Path(config.getoption("runs_dir"))
-    if run_id is None:
+    if this_run is None:
         return []
-    path = config.stash.get(RUN_FILE, None) or runs_dir / run_file_name(run_id, "kernelbench", config.getoption("generator"))
+    path = config.stash.get(RUN_FILE, None) or runs_dir / run_file_name(this_run, "kernelbench", config.getoption("generator"))
     if not Path(path).exists():
         return []
-    records = [r for r in read_lines(path) if r.get("type") == "record" and r.get("run_id") == run_id]
+    records = [r for r in read_lines(path) if r.get("type") == "record" and r.get("run_id") == this_run]
     if not records:
         return []
     best = _best_per_problem(records)

@@ -5,6 +5,7 @@ Expected outputs are computed here, in the judge process, and never sent to a wo
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +60,7 @@ class ReferenceEnv:
         from harness.checks import flatten_outputs
 
         pristine = clone_inputs(inputs)
-        with torch.no_grad():
+        with torch.no_grad(), _worker_threads(self.device):
             if self.flops is None:
                 self._measure_work(pristine)
                 pristine = clone_inputs(inputs)
@@ -84,6 +85,24 @@ class ReferenceEnv:
 
     def timing_seed(self, number: int) -> int:
         return seeds.mixed(100_000 + number, self.secret, "timing")
+
+
+@contextmanager
+def _worker_threads(device: str):
+    """On the CPU, run the reference with the worker's thread count (see worker_cpu_threads)."""
+    import torch
+
+    if device != "cpu":
+        yield
+        return
+    from harness.device import worker_cpu_threads
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(worker_cpu_threads())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
 
 
 def clone_inputs(inputs: list) -> list:
