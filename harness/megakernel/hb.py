@@ -10,42 +10,71 @@ w removed (``Graph.completable(excluded=w)``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cached_property
+
 from harness.megakernel.structure import Compiled
 
 
 class Graph:
-    """Queue links, producers and waiters of a compiled schedule."""
+    """Queue links, producers and waiters of a compiled schedule.
+
+    ``qpred`` (queue predecessor or -1) and ``counts`` (producers per counter) are always needed;
+    ``prods`` (the producers of each counter) only to diagnose deadlocks and partial waits, and
+    ``qsucc``, ``waiters``, ``need0`` only by ``completable`` (witnesses, partial waits), so those
+    are built on first use. ``in_order``: the reader found every wait met by producers listed
+    before its task, i.e. the document order is an execution order (False when not known).
+    ``programs``: how many SMs have tasks."""
 
     def __init__(self, c: Compiled):
         self.c = c
+        self._links = None
         if c.links is not None:
-            self.qpred, self.qsucc, self.prods, self.waiters, self.need0 = c.links
+            self.qpred, self.counts, self.in_order, self.programs = c.links
             return
-        size = len(c.task_ids)
-        self.qpred, self.qsucc = qpred, qsucc = [-1] * size, [-1] * size
+        self.in_order = False  # not known: run() takes the general path, which is always right
+        self.qpred = qpred = [-1] * len(c.task_ids)
         last: dict[int, int] = {}
         for i, sm in enumerate(c.sm):
-            prev = last.get(sm)
-            if prev is not None:
-                qpred[i] = prev
-                qsucc[prev] = i
+            qpred[i] = last.get(sm, -1)
             last[sm] = i
-        self.prods = prods = [[] for _ in c.counter_ids]
-        for i, counter in enumerate(c.out):
+        self.programs = len(last)
+        self.counts = counts = [0] * len(c.counter_ids)
+        for counter in c.out:
+            counts[counter] += 1
+
+    @cached_property
+    def prods(self) -> list[list[int]]:
+        prods: list[list[int]] = [[] for _ in self.counts]
+        for i, counter in enumerate(self.c.out):
             prods[counter].append(i)
-        self.waiters = waiters = [[] for _ in c.counter_ids]
-        self.need0 = need0 = [0 if p < 0 else 1 for p in qpred]
-        for i, waits in enumerate(c.waits):
-            if waits:
-                need0[i] += len(waits)
-                for counter, k in waits:
-                    waiters[counter].append((i, k))
+        return prods
+
+    def links(self) -> tuple[list[int], list[list[tuple[int, int]]], list[int]]:
+        """(qsucc, waiters, need0): queue successors, (task, threshold) waiting on each counter,
+        and how many conditions (queue predecessor, waits) each task starts with."""
+        if self._links is None:
+            c, qpred = self.c, self.qpred
+            qsucc = [-1] * len(qpred)
+            for i, p in enumerate(qpred):
+                if p >= 0:
+                    qsucc[p] = i
+            waiters: list[list[tuple[int, int]]] = [[] for _ in self.counts]
+            need0 = [0 if p < 0 else 1 for p in qpred]
+            for i, waits in enumerate(c.waits):
+                if waits:
+                    need0[i] += len(waits)
+                    for counter, k in waits:
+                        waiters[counter].append((i, k))
+            self._links = qsucc, waiters, need0
+        return self._links
 
     def completable(self, excluded=()) -> list[int]:
         """Tasks in an order a sequential execution could complete them (never those in
         ``excluded``, a container of task indices)."""
-        need, done = self.need0[:], [0] * len(self.prods)
-        out, waiters, qsucc = self.c.out, self.waiters, self.qsucc
+        qsucc, waiters, need0 = self.links()
+        need, done = need0[:], [0] * len(self.counts)
+        out = self.c.out
         ready = [i for i, n in enumerate(need) if n == 0 and i not in excluded]
         order: list[int] = []
         while ready:
@@ -66,56 +95,87 @@ class Graph:
         return order
 
 
-def run(g: Graph) -> tuple[list[int], "Order | None"]:
-    """One least-fixpoint run that also builds the full-wait ancestors: (order, Order) when every
-    task completes, (partial order, None) on a deadlock. Same result as ``completable`` followed by
-    ``Order``, in one loop (this is the validator's hot path)."""
+def run(g: Graph) -> tuple[Sequence[int], "Order | None"]:
+    """One least-fixpoint run: (order, Order) when every task completes, (partial order, None) on
+    a deadlock. This is the validator's hot path. Which tasks complete does not depend on the
+    order they are tried in (counters only grow), nor do the full-wait ancestors (a full wait
+    needs every producer, whatever the order), so any execution order gives the same result.
+    Builders emit tasks in an order that already is one (``g.in_order``): then that is used."""
+    if g.in_order:
+        order = range(len(g.qpred))
+    else:
+        order = _execution_order(g)
+        if len(order) < len(g.qpred):
+            return order, None
+    return order, Order(g, order)
+
+
+def _execution_order(g: Graph) -> list[int]:
+    """Tasks in an order a sequential execution completes them. A sweep in document order
+    completes what it can, deferring a task it cannot start yet (and with it the rest of its SM's
+    queue); a worklist over the deferred tasks finishes from the state the sweep reached."""
     c = g.c
-    need, done = g.need0[:], [0] * len(g.prods)
-    counts = [len(p) for p in g.prods]
-    out, waiters, qsucc, qpred, waits_of = c.out, g.waiters, g.qsucc, g.qpred, c.waits
-    size = len(need)
-    anc, tainted = [0] * size, [False] * size
-    cmask, ctaint = [0] * len(counts), [False] * len(counts)
-    partial = False
-    ready = [i for i, n in enumerate(need) if n == 0]
+    out, qpred, waits_of = c.out, g.qpred, c.waits
+    done = [0] * len(g.counts)
+    finished = [False] * len(out)
     order: list[int] = []
+    deferred: list[int] = []
+    for i, waits in enumerate(waits_of):
+        p = qpred[i]
+        if p >= 0 and not finished[p]:
+            deferred.append(i)
+            continue
+        for counter, k in waits:
+            if done[counter] < k:
+                deferred.append(i)
+                break
+        else:
+            finished[i] = True
+            done[out[i]] += 1
+            order.append(i)
+    if deferred:
+        _finish(g, order, deferred, done, finished)
+    return order
+
+
+def _finish(g: Graph, order: list[int], deferred: list[int], done: list[int], finished: list[bool]) -> None:
+    """Complete ``order`` with a worklist over the deferred tasks, from the sweep's state. A
+    deferred task needs its unfinished queue predecessor and each wait not yet met. A wait is met
+    when its counter reaches exactly the threshold (counters grow by one), so only the deferred
+    tasks' unmet waits need watching: tasks that finished met theirs earlier."""
+    out, qpred, waits_of = g.c.out, g.qpred, g.c.waits
+    need: dict[int, int] = {}
+    succ: dict[int, int] = {}                       # unfinished queue predecessor -> its successor
+    watch: dict[int, list[tuple[int, int]]] = {}    # counter -> (deferred task, threshold)
+    ready = []
+    for t in deferred:
+        n = 0
+        p = qpred[t]
+        if p >= 0 and not finished[p]:
+            succ[p] = t
+            n = 1
+        for counter, k in waits_of[t]:
+            if done[counter] < k:
+                n += 1
+                watch.setdefault(counter, []).append((t, k))
+        need[t] = n
+        if n == 0:
+            ready.append(t)
     while ready:
         i = ready.pop()
         order.append(i)
-        p = qpred[i]
-        if p >= 0:
-            mask, taint = anc[p] | (1 << p), tainted[p]
-        else:
-            mask, taint = 0, False
-        for counter, k in waits_of[i]:
-            if k >= counts[counter]:
-                mask |= cmask[counter]
-                if ctaint[counter]:
-                    taint = True
-            else:
-                taint = partial = True
-        anc[i] = mask
         o = out[i]
-        cmask[o] |= mask | (1 << i)
-        if taint:
-            tainted[i] = ctaint[o] = True
         n = done[o] = done[o] + 1
-        for t, k in waiters[o]:
+        for t, k in watch.get(o, ()):
             if k == n:
                 need[t] -= 1
                 if need[t] == 0:
                     ready.append(t)
-        s = qsucc[i]
-        if s >= 0:
+        s = succ.get(i)
+        if s is not None:
             need[s] -= 1
             if need[s] == 0:
                 ready.append(s)
-    if len(order) < size:
-        return order, None
-    hb = Order.__new__(Order)
-    hb.g, hb.anc, hb.tainted, hb.partial, hb._without = g, anc, tainted, partial, {}
-    return order, hb
 
 
 class Order:
@@ -127,7 +187,7 @@ class Order:
         self.anc = anc = [0] * size            # tasks forced before i by full waits and queue order
         self.tainted = tainted = [False] * size  # i has a partial wait on itself or upstream
         partial = False
-        counts = [len(p) for p in g.prods]
+        counts = g.counts
         cmask, ctaint = [0] * len(counts), [False] * len(counts)
         qpred, waits_of, out = g.qpred, c.waits, c.out
         for i in order:
@@ -179,7 +239,14 @@ class Order:
 
     def all_before(self, first: int, then: int) -> bool:
         """Every task of bitset ``first`` precedes every task of bitset ``then``."""
-        return all(not self.missing(first, y) for y in bits(then))
+        anc, tainted = self.anc, self.tainted
+        while then:
+            low = then & -then
+            then ^= low
+            y = low.bit_length() - 1
+            if first & ~anc[y] and (not tainted[y] or self.missing(first, y)):
+                return False
+        return True
 
     def ordered(self, a: int, b: int) -> bool:
         return self.before(a, b) or self.before(b, a)

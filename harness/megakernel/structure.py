@@ -7,13 +7,12 @@ Never raises: every problem becomes a violation. Classes found here: ``malformed
 
 from __future__ import annotations
 
-from itertools import chain
-
 from harness.megakernel.format import (DTYPES, FORMAT, FORMAT_MAJOR, FORMAT_NAME, KINDS, MAX_INPUTS,
                                        MAX_OUTPUTS, MAX_RANK, MAX_WAITS, ON_CHIP_SPACES,
                                        READ_ONLY_KINDS, SPACES)
 
 _KINDS, _SPACES, _DTYPES = frozenset(KINDS), frozenset(SPACES), frozenset(DTYPES)
+_INT_ONLY = frozenset({int})  # _INT_ONLY.issuperset(map(type, xs)): every x is an int (not a bool)
 _LIMIT = 20  # violations kept per document; the rest are counted in a last "... and N more"
 
 
@@ -22,7 +21,9 @@ def violation(cls: str, family: str, message: str, **witness) -> dict:
 
 
 class Compiled:
-    """A well-formed document as dense arrays (index = position in the document's lists)."""
+    """A well-formed document as dense arrays (index = position in the document's lists). The
+    careful reader appends to the lists ``__init__`` starts; the fast reader sets every field
+    itself, the arrays as tuples (nothing writes them after reading)."""
 
     __slots__ = ("task_ids", "sm", "waits", "out", "inputs", "outputs", "boxes", "buf_ids", "buf_kind",
                  "buf_onchip", "buf_shape", "page_of", "counter_ids", "num_sms", "max_resident",
@@ -44,24 +45,26 @@ class Compiled:
         self.counter_ids: list[int] = []
         self.num_sms = 0
         self.max_resident = 0
-        self.readonly: set[int] = set()   # indices of read-only buffers (filled by the fast reader)
-        self.links = None                 # (qpred, qsucc, prods, waiters, need0) from the fast reader
+        self.readonly: set[int] = set()   # indices of read-only buffers (WEIGHT, CONST, IO_INPUT)
+        self.links = None                 # (qpred, producer counts, in_order, programs): see hb.Graph
+
+    def adopt_tables(self, other: "Compiled") -> None:
+        """Take the target, buffers, counters and pages another reading found well-formed."""
+        for name in ("num_sms", "max_resident", "buf_ids", "buf_kind", "buf_onchip", "buf_shape", "readonly",
+                     "counter_ids", "page_of"):
+            setattr(self, name, getattr(other, name))
 
 
 class _Reader:
-    def __init__(self):
+    def __init__(self, c: Compiled | None = None):
         self.found: list[dict] = []
-        self.c = Compiled()
+        self.c = Compiled() if c is None else c
 
     def add(self, cls: str, message: str, **witness) -> None:
         if len(self.found) < _LIMIT:
             self.found.append(violation(cls, "structural", message, **witness))
         else:
             self.found.append(None)  # counted, not kept
-
-
-def _int(value) -> bool:
-    return type(value) is int
 
 
 def _known(value, names: frozenset) -> bool:
@@ -71,26 +74,35 @@ def _known(value, names: frozenset) -> bool:
 
 def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
     """(compiled, []) for a well-formed document; (None, violations) otherwise."""
+    proven: list = []  # filled by the fast reader once all but the tasks passed (see _read)
     try:
-        fast = _fast(doc)
+        fast = _fast(doc, proven)
     except (TypeError, ValueError, AttributeError, KeyError, RecursionError, IndexError):
         fast = None
     if fast is not None:
         return fast, []
     r = _Reader()
+    if proven:
+        r.c.adopt_tables(proven[0])
     try:
-        _read(doc, r)
+        _read(doc, r, proven[1:])
     except RecursionError:  # absurdly nested input; still a verdict, never a crash
         r.add("malformed", "document is nested too deeply to read")
     except Exception as error:  # a reader bug must still give a (rejecting) verdict
         r.add("malformed", f"unreadable document ({type(error).__name__}: {error})")
+    if not r.found:  # well-formed after all (the fast reader is stricter on odd values)
+        r.c.readonly = {i for i, kind in enumerate(r.c.buf_kind) if kind in READ_ONLY_KINDS}
+        return r.c, []
     found = [v for v in r.found if v is not None]
     if len(r.found) > len(found):
         found.append(violation("malformed", "structural", f"... and {len(r.found) - len(found)} more"))
-    return (None, found) if r.found else (r.c, [])
+    return None, found
 
 
-def _read(doc, r: _Reader) -> None:
+def _read(doc, r: _Reader, proven: list) -> None:
+    """The careful reader. ``proven``: [buffer index, counter index] when the fast reader already
+    found the buffers, counters and pages well-formed (``r.c`` then holds them), so that only the
+    tasks are read again; the careful rules find nothing where the fast ones found nothing."""
     if not isinstance(doc, dict):
         r.add("malformed", f"a schedule is a JSON object, got {type(doc).__name__}")
         return
@@ -103,9 +115,12 @@ def _read(doc, r: _Reader) -> None:
         r.add("malformed", "buffers, counters and tasks must be lists and target an object "
               "with integer num_sms >= 1 (and max_resident >= 1 when given)")
         return
-    buffers = _buffers(lists[0], r)
-    counters = _counters(lists[1], r)
-    _pages(doc.get("pages"), buffers, r)
+    if proven:
+        buffers, counters = proven
+    else:
+        buffers = _buffers(lists[0], r)
+        counters = _counters(lists[1], r)
+        _pages(doc.get("pages"), buffers, r)
     _tasks(lists[2], buffers, counters, r)
 
 
@@ -122,7 +137,7 @@ def _target(target, r: _Reader) -> bool:
         return False
     num_sms = target.get("num_sms")
     resident = target.get("max_resident", num_sms)
-    if not (_int(num_sms) and num_sms >= 1 and _int(resident) and resident >= 1):
+    if not (type(num_sms) is int and num_sms >= 1 and type(resident) is int and resident >= 1):
         return False
     r.c.num_sms, r.c.max_resident = num_sms, resident
     return True
@@ -136,12 +151,12 @@ def _buffers(items: list, r: _Reader) -> dict[int, int]:
             r.add("malformed", f"buffers[{position}] is not an object")
             continue
         bid, kind, space, shape = buf.get("id"), buf.get("kind"), buf.get("space", "HBM"), buf.get("shape")
-        if not _int(bid) or bid in index:
+        if type(bid) is not int or bid in index:
             r.add("malformed", f"buffers[{position}]: id {bid!r} is not a unique integer")
             continue
         if not (_known(kind, _KINDS) and _known(space, _SPACES) and _known(buf.get("dtype"), _DTYPES)):
             r.add("malformed", f"buffer {bid}: unknown kind, space or dtype", buffer=bid)
-        if type(shape) is not list or not shape or not all(_int(d) and d >= 1 for d in shape):
+        if type(shape) is not list or not shape or not (_INT_ONLY.issuperset(map(type, shape)) and min(shape) >= 1):
             r.add("malformed", f"buffer {bid}: shape must be a non-empty list of positive ints", buffer=bid)
             shape = [1]
         elif len(shape) > MAX_RANK:
@@ -158,7 +173,7 @@ def _counters(items: list, r: _Reader) -> dict[int, int]:
     index: dict[int, int] = {}
     for position, counter in enumerate(items):
         cid = counter.get("id") if type(counter) is dict else None
-        if not _int(cid) or cid in index:
+        if type(cid) is not int or cid in index:
             r.add("malformed", f"counters[{position}]: id {cid!r} is not a unique integer")
             continue
         if counter.get("init", 0) != 0 or type(counter.get("init", 0)) is not int:
@@ -180,7 +195,7 @@ def _pages(pages, buffers: dict[int, int], r: _Reader) -> None:
     spaces: dict[int, str] = {}
     for page in plist:
         pid = page.get("id") if type(page) is dict else None
-        if not _int(pid) or pid in spaces or not _known(page.get("space"), _SPACES):
+        if type(pid) is not int or pid in spaces or not _known(page.get("space"), _SPACES):
             r.add("malformed", f"page {pid!r}: needs a unique integer id and a known space")
             continue
         spaces[pid] = page["space"]
@@ -194,7 +209,7 @@ def _page_binding(key, pid, buffers: dict[int, int], spaces: dict[int, str], r: 
     except (TypeError, ValueError):
         r.add("malformed", f"buffer_to_page key {key!r} is not a buffer id")
         return
-    if bid not in buffers or not _int(pid) or pid not in spaces:
+    if bid not in buffers or type(pid) is not int or pid not in spaces:
         r.add("dangling_ref", f"page binding {key!r} -> {pid!r} names an unknown buffer or page",
               buffer=bid, page=pid)
         return
@@ -214,13 +229,13 @@ def _tasks(items: list, buffers: dict[int, int], counters: dict[int, int], r: _R
             r.add("malformed", f"tasks[{position}] is not an object")
             continue
         tid = task.get("id")
-        if not _int(tid) or tid in seen:
+        if type(tid) is not int or tid in seen:
             r.add("malformed", f"tasks[{position}]: id {tid!r} is not a unique integer")
             continue
         seen.add(tid)
         _task(task, tid, buffers, counters, r)
         sm = task.get("sm")
-        if _int(sm):
+        if type(sm) is int:
             used_sms.add(sm)
     if len(used_sms) > r.c.max_resident:
         r.add("not_co_resident", f"{len(used_sms)} SM programs but only {r.c.max_resident} can be "
@@ -234,7 +249,7 @@ def _task(task: dict, tid: int, buffers: dict, counters: dict, r: _Reader) -> No
     out = _counter_ref(task.get("out_counter"), counters, tid, r)
     waits = _waits(task.get("waits", []), counters, tid, r)
     sm = task.get("sm")
-    if not _int(sm):
+    if type(sm) is not int:
         r.add("malformed", f"task {tid}: sm {sm!r} is not assigned to an integer SM", task=tid)
     elif not 0 <= sm < c.num_sms:
         r.add("sm_out_of_range", f"task {tid}: sm {sm} is outside the target's 0..{c.num_sms - 1}",
@@ -264,7 +279,7 @@ def _refs(ids, index: dict, tid: int, what: str, cap: int, r: _Reader) -> list[i
               task=tid, count=len(ids), cap=cap)
     found = []
     for bid in ids:
-        if _int(bid) and bid in index:
+        if type(bid) is int and bid in index:
             found.append(index[bid])
         else:
             r.add("dangling_ref", f"task {tid}: {what} buffer {bid!r} does not exist", task=tid, buffer=bid)
@@ -272,7 +287,7 @@ def _refs(ids, index: dict, tid: int, what: str, cap: int, r: _Reader) -> list[i
 
 
 def _counter_ref(cid, counters: dict, tid: int, r: _Reader) -> int:
-    if _int(cid) and cid in counters:
+    if type(cid) is int and cid in counters:
         return counters[cid]
     r.add("dangling_ref", f"task {tid}: counter {cid!r} does not exist", task=tid, counter=cid)
     return -1
@@ -291,7 +306,7 @@ def _waits(waits, counters: dict, tid: int, r: _Reader) -> list[tuple[int, int]]
             r.add("malformed", f"task {tid}: a wait is not an object", task=tid)
             continue
         threshold = wait.get("threshold")
-        if not _int(threshold) or threshold < 1:
+        if type(threshold) is not int or threshold < 1:
             r.add("bad_threshold", f"task {tid}: threshold {threshold!r} is not a static positive int",
                   task=tid, threshold=threshold)
             continue
@@ -308,7 +323,7 @@ def _regions(regions, outputs: list[int], buffers: dict, tid: int, r: _Reader) -
     boxes: dict[int, list] = {}
     for region in regions:
         bid = region.get("buffer") if type(region) is dict else None
-        b = buffers.get(bid) if _int(bid) else None
+        b = buffers.get(bid) if type(bid) is int else None
         if b is None or b not in outputs:
             r.add("malformed", f"task {tid}: a region names {bid!r}, which is not one of its outputs", task=tid)
             continue
@@ -336,34 +351,46 @@ def _box_ok(box, shape: list[int]) -> bool:
 # The same rules as above, written for speed on well-formed input: it returns None at the first
 # doubt and the careful reader above then names what is wrong. It must never be *less* strict
 # (tests/megakernel/test_mk_never_raises.py fuzzes the two against each other).
+#
+# Most schedules are small (a handful of tasks), so what costs is the number of Python operations
+# per item and the fixed cost of every call into a builtin (each costs as much as several inline
+# checks). So the checks stay inline in one loop per list, uniqueness is a dict that comes out
+# short, and only the buffer references (lists already) are checked once per document, as one
+# column. When buffer ids equal their positions (as builders emit them) a task's reference lists
+# already are index lists, so they are kept as they are.
 
-_INT_ONLY = frozenset({int})
 _EMPTY: list = []
 _EMPTY_DICT: dict = {}
 _NO_BOXES: dict = {}  # shared and never written: boxes are only read
 
 
-def _fast(doc) -> Compiled | None:
+def _fast(doc, proven: list | None = None) -> Compiled | None:
+    """The compiled document, or None (or an exception) at the first doubt. ``proven`` receives
+    [compiled, buffer index, counter index] once everything but the tasks has been read."""
     if type(doc) is not dict or (doc.get("format") != FORMAT and not _format_ok(doc.get("format"))):
         return None
     target, buffers, counters, tasks = doc.get("target"), doc.get("buffers"), doc.get("counters"), doc.get("tasks")
     if type(target) is not dict or type(buffers) is not list or type(counters) is not list \
             or type(tasks) is not list:
         return None
-    c = Compiled()
+    c = Compiled.__new__(Compiled)  # no empty lists to fill: each step below sets its fields whole
+    c.page_of = {}
     if not _fast_target(target, c):
         return None
-    bindex = _fast_buffers(buffers, c)
+    found = _fast_buffers(buffers, c)
     cindex = _fast_counters(counters, c)
-    if bindex is None or cindex is None:
+    if found is None or cindex is None:
         return None
-    if doc.get("pages") is not None:
-        r = _Reader()
-        r.c = c
-        _pages(doc["pages"], bindex, r)
+    bindex, in_place = found
+    pages = doc.get("pages")
+    if pages is not None:
+        r = _Reader(c)
+        _pages(pages, bindex, r)
         if r.found:
             return None
-    return c if _fast_tasks(tasks, bindex, cindex, c) else None
+    if proven is not None:
+        proven += (c, bindex, cindex)
+    return c if _fast_tasks(tasks, bindex, in_place, cindex, c) else None
 
 
 def _fast_target(target: dict, c: Compiled) -> bool:
@@ -375,67 +402,82 @@ def _fast_target(target: dict, c: Compiled) -> bool:
     return True
 
 
-def _fast_buffers(buffers: list, c: Compiled) -> dict | None:
+# (kind, space, dtype) -> (on chip, read-only) for known names only: one lookup checks all three
+# names of a buffer and classifies it.
+_BUFFER_CLASS = {(kind, space, dtype): (space in ON_CHIP_SPACES, kind in READ_ONLY_KINDS)
+                 for kind in KINDS for space in SPACES for dtype in DTYPES}
+
+
+def _fast_buffers(buffers: list, c: Compiled) -> tuple[dict, bool] | None:
+    """(id -> index, whether every id equals its index), or None."""
     index: dict[int, int] = {}
-    rows = []
-    for b in buffers:
-        bid, kind, shape, space = b["id"], b["kind"], b["shape"], b.get("space", "HBM")
-        if (type(b) is not dict or type(bid) is not int or bid in index or kind not in _KINDS
-                or space not in _SPACES or b["dtype"] not in _DTYPES or type(shape) is not list
-                or not 0 < len(shape) <= MAX_RANK):
+    rows: list[tuple] = []
+    readonly: set[int] = set()
+    in_place = True
+    for position, b in enumerate(buffers):
+        bid, kind, shape = b["id"], b["kind"], b["shape"]
+        onchip, read_only = _BUFFER_CLASS[kind, b.get("space", "HBM"), b["dtype"]]  # KeyError: unknown name
+        if type(b) is not dict or type(bid) is not int or type(shape) is not list or not 0 < len(shape) <= MAX_RANK:
             return None
-        index[bid] = len(rows)
-        rows.append((bid, kind, space in ON_CHIP_SPACES, shape))
-    if rows:
-        ids, kinds, onchip, shapes = map(list, zip(*rows))
-        dims = list(chain.from_iterable(shapes))  # every dimension at once: one type check, one min
-        if not _INT_ONLY.issuperset(map(type, dims)) or min(dims) < 1:
-            return None
-        c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape = ids, kinds, onchip, shapes
-        c.readonly = {i for i, kind in enumerate(kinds) if kind in READ_ONLY_KINDS}
-    return index
+        for dim in shape:
+            if type(dim) is not int or dim < 1:
+                return None
+        if read_only:
+            readonly.add(position)
+        if bid != position:
+            in_place = False
+        index[bid] = position  # a repeated id shows as a short index, checked below
+        rows.append((kind, onchip, shape))
+    if len(index) < len(rows):
+        return None
+    kinds, onchip, shapes = zip(*rows) if rows else ((), (), ())  # tuples, like the task columns
+    c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape, c.readonly = list(index), kinds, onchip, shapes, readonly
+    return index, in_place
 
 
 def _fast_counters(counters: list, c: Compiled) -> dict | None:
     index: dict[int, int] = {}
-    for counter in counters:
+    for position, counter in enumerate(counters):
         cid, init = counter["id"], counter.get("init", 0)
-        if type(counter) is not dict or type(cid) is not int or cid in index or type(init) is not int or init:
+        if type(counter) is not dict or type(cid) is not int or type(init) is not int or init:
             return None
-        index[cid] = len(index)
+        index[cid] = position  # a repeated id shows as a short index, checked below
+    if len(index) < len(counters):
+        return None
     c.counter_ids = list(index)
     return index
 
 
-def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
+def _fast_tasks(tasks: list, bindex: dict, in_place: bool, cindex: dict, c: Compiled) -> bool:
     # One tight loop, one tuple per task (transposed at the end: far fewer list appends), with
-    # the queue and counter links that hb.Graph would otherwise build in a second loop.
+    # the queue predecessors and producer counts that hb.Graph would otherwise work out again, and
+    # whether every wait is met by producers listed before its task (then the document order is
+    # an execution order, and hb.run needs no worklist).
     num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
-    seen: set[int] = set()
-    size = len(tasks)
-    qsucc, last, rows = [-1] * size, {}, []
-    prods = [[] for _ in cindex]
-    waiters = [[] for _ in cindex]
+    bget = None if in_place else bindex.__getitem__
+    last: dict[int, int] = {}       # SM -> its last task so far
+    positions: dict[int, int] = {}  # task id -> index: a repeated id shows as a short dict
+    rows: list[tuple] = []
+    refs: list = []  # every buffer reference, type- (and, when in place, range-) checked at the end
+    written: list = []  # every output reference, checked against read-only buffers at the end
+    made = [0] * len(cindex)  # producers per counter, so far
+    in_order = True
     for i, t in enumerate(tasks):
         tid, sm, oc, ins, outs = t["id"], t["sm"], t["out_counter"], t["inputs"], t["outputs"]
         waits, regions = t.get("waits", _EMPTY), t.get("regions")
-        if (type(t) is not dict or type(tid) is not int or tid in seen or type(sm) is not int
-                or not 0 <= sm < num_sms or type(oc) is not int or type(ins) is not list
-                or type(outs) is not list or type(waits) is not list or len(ins) > MAX_INPUTS
-                or len(outs) > MAX_OUTPUTS or len(waits) > MAX_WAITS or type(t["op"]) is not str
-                or type(t.get("params", _EMPTY_DICT)) is not dict
-                or not _INT_ONLY.issuperset(map(type, ins)) or not _INT_ONLY.issuperset(map(type, outs))):
+        if (type(t) is not dict or type(tid) is not int or type(sm) is not int or not 0 <= sm < num_sms
+                or type(oc) is not int or type(ins) is not list or type(outs) is not list
+                or type(waits) is not list or len(ins) > MAX_INPUTS or len(outs) > MAX_OUTPUTS
+                or len(waits) > MAX_WAITS or type(t["op"]) is not str
+                or type(t.get("params", _EMPTY_DICT)) is not dict):
             return False
-        seen.add(tid)
-        outputs = [bindex[b] for b in outs]
-        if readonly and not readonly.isdisjoint(outputs):
-            return False
-        counter = cindex[oc]
-        prods[counter].append(i)
-        prev = last.get(sm, -1)
-        if prev >= 0:
-            qsucc[prev] = i
-        last[sm] = i
+        positions[tid] = i
+        refs += ins
+        refs += outs
+        written += outs
+        boxes = _fast_boxes(regions, outs, bindex, shapes) if regions is not None else _NO_BOXES
+        if bget is not None:
+            ins, outs = list(map(bget, ins)), list(map(bget, outs))
         if waits:
             wlist = []
             for w in waits:
@@ -443,34 +485,50 @@ def _fast_tasks(tasks: list, bindex: dict, cindex: dict, c: Compiled) -> bool:
                 if type(w) is not dict or type(k) is not int or k < 1 or type(waited) is not int:
                     return False
                 index = cindex[waited]
+                if made[index] < k:  # fewer than k producers listed before this task
+                    in_order = False
                 wlist.append((index, k))
-                waiters[index].append((i, k))
         else:
             wlist = _EMPTY
-        rows.append((tid, sm, counter, [bindex[b] for b in ins], outputs, wlist, prev,
-                     _fast_boxes(regions, outs, bindex, shapes) if regions is not None else _NO_BOXES))
-    if len(last) > c.max_resident:
+        counter = cindex[oc]
+        made[counter] += 1
+        prev = last.get(sm, -1)
+        last[sm] = i
+        rows.append((tid, sm, counter, ins, outs, wlist, prev, boxes))
+    if len(last) > c.max_resident or len(positions) < len(rows) or not _INT_ONLY.issuperset(map(type, refs)):
         return False
-    if rows:
-        ids, sms, outs_c, inputs, outputs_of, waits_of, qpred, boxes = map(list, zip(*rows))
-        c.task_ids, c.sm, c.out, c.inputs, c.outputs, c.waits, c.boxes = ids, sms, outs_c, inputs, outputs_of, waits_of, boxes
-    else:
-        qpred = []
-    need0 = [len(w) + (p >= 0) for w, p in zip(c.waits, qpred)]
-    c.links = (qpred, qsucc, prods, waiters, need0)
+    if in_place and not all(map(bindex.__contains__, refs)):  # (ints by now, so no True for 1)
+        return False
+    if readonly and not readonly.isdisjoint(written if bget is None else map(bget, written)):
+        return False
+    # the columns stay tuples: nothing writes them after reading
+    ids, sms, outs_c, inputs, outputs_of, waits_of, qpred, boxes_of = zip(*rows) if rows else ((),) * 8
+    c.task_ids, c.sm, c.out, c.inputs, c.outputs, c.waits, c.boxes = (ids, sms, outs_c, inputs, outputs_of,
+                                                                     waits_of, boxes_of)
+    c.links = (qpred, made, in_order, len(last))
     return True
 
 
 def _fast_boxes(regions: list, outs: list, bindex: dict, shapes: list) -> dict:
+    """Boxes by buffer index (``outs`` holds the task's output buffer *ids*); raises at a doubt."""
     if type(regions) is not list:
         raise ValueError("regions is not a list")
     boxes = {}
     for region in regions:
         bid, box = region["buffer"], region["box"]
-        if type(region) is not dict or type(bid) is not int or bid not in outs:
+        if type(region) is not dict or type(bid) is not int or bid not in outs or type(box) is not list:
             raise ValueError("region of a buffer the task does not write")
         b = bindex[bid]
-        if not _box_ok(box, shapes[b]):
+        shape = shapes[b]
+        if len(box) != len(shape):
             raise ValueError("bad box")
+        d = 0  # _box_ok, inlined (and cheaper without zip)
+        for pair in box:
+            if type(pair) is not list:
+                raise ValueError("bad box")
+            lo, hi = pair  # raises ValueError unless a pair
+            if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= shape[d]:
+                raise ValueError("bad box")
+            d += 1
         boxes[b] = box
     return boxes

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.megakernel.format import READ_ONLY_KINDS
 from harness.megakernel.hb import Graph, Order, bits, run
 from harness.megakernel.structure import Compiled, compile_document, violation
 
@@ -66,7 +65,7 @@ def validate(doc) -> Verdict:
 def _semantic(c: Compiled) -> Verdict:
     g = Graph(c)
     order, hb = run(g)
-    stats = {"tasks": len(c.task_ids), "sms": len(set(c.sm)), "counters": len(c.counter_ids)}
+    stats = {"tasks": len(c.task_ids), "sms": g.programs, "counters": len(c.counter_ids)}
     if hb is None:
         stats["phase"] = "deadlock"
         return Verdict(False, _deadlocks(c, g, order), stats)
@@ -81,7 +80,7 @@ def _semantic(c: Compiled) -> Verdict:
 
 def _deadlocks(c: Compiled, g: Graph, order: list[int]) -> list[dict]:
     done_tasks = set(order)
-    done = [0] * len(g.prods)
+    done = [0] * len(g.counts)
     for i in order:
         done[c.out[i]] += 1
     stuck = [i for i in range(len(c.task_ids)) if i not in done_tasks]
@@ -102,7 +101,7 @@ def _root_causes(c, g, stuck, done) -> tuple[list[dict], set[int]]:
         for counter, k in c.waits[t]:
             if done[counter] >= k:
                 continue
-            n, cid = len(g.prods[counter]), c.counter_ids[counter]
+            n, cid = g.counts[counter], c.counter_ids[counter]
             if n == 0:
                 found.append(violation("wait_unproduced", "deadlock",
                                        f"task {tid} waits on counter {cid}, which no task increments",
@@ -111,7 +110,7 @@ def _root_causes(c, g, stuck, done) -> tuple[list[dict], set[int]]:
                 found.append(violation("threshold_exceeds_producers", "deadlock",
                                        f"task {tid} waits for counter {cid} >= {k}, but only {n} tasks "
                                        "increment it", task=tid, counter=cid, threshold=k, producers=n))
-            elif t in g.prods[counter] and k > n - 1:
+            elif c.out[t] == counter and k > n - 1:  # t is one of the producers
                 found.append(violation("self_wait", "deadlock",
                                        f"task {tid} waits for counter {cid} >= {k}, which needs its own "
                                        "increment", task=tid, counter=cid, threshold=k))
@@ -122,14 +121,18 @@ def _root_causes(c, g, stuck, done) -> tuple[list[dict], set[int]]:
 
 
 def _blockers(c, g, t, done, done_tasks) -> list[tuple[int, int]]:
-    """(task, counter index) pairs t cannot start without; counter -1 is the queue edge."""
+    """(task, counter index) pairs t cannot start without, last first (they are popped off the
+    end); counter -1 is the queue edge."""
     edges = []
     p = g.qpred[t]
     if p >= 0 and p not in done_tasks:
         edges.append((p, -1))
     for counter, k in c.waits[t]:
         if done[counter] < k:
-            edges += [(q, counter) for q in g.prods[counter] if q not in done_tasks and q != t]
+            for q in g.prods[counter]:
+                if q not in done_tasks and q != t:
+                    edges.append((q, counter))
+    edges.reverse()
     return edges
 
 
@@ -140,17 +143,17 @@ def _find_cycle(c, g, stuck, done, rooted, done_tasks) -> dict | None:
         if start in state or start in rooted:
             continue
         path, edge_kinds = [start], []
-        iters = [iter(_blockers(c, g, start, done, done_tasks))]
+        pending = [_blockers(c, g, start, done, done_tasks)]  # per path node: the edges not yet followed
         state[start] = 1
         while path:
-            nxt = next(iters[-1], None)
-            if nxt is None:
+            edges = pending[-1]
+            if not edges:
                 state[path.pop()] = 2
-                iters.pop()
+                pending.pop()
                 if edge_kinds:
                     edge_kinds.pop()
                 continue
-            node, kind = nxt
+            node, kind = edges.pop()
             if state.get(node) == 1:
                 return _cycle_violation(c, path[path.index(node):], edge_kinds[path.index(node):] + [kind])
             if node in state or node in rooted:
@@ -158,7 +161,7 @@ def _find_cycle(c, g, stuck, done, rooted, done_tasks) -> dict | None:
             state[node] = 1
             path.append(node)
             edge_kinds.append(kind)
-            iters.append(iter(_blockers(c, g, node, done, done_tasks)))
+            pending.append(_blockers(c, g, node, done, done_tasks))
     return None
 
 
@@ -206,11 +209,11 @@ def _races(c: Compiled, g: Graph, hb: Order) -> _Found:
         for b in outs:
             writers[b] |= bit
     _reads(c, g, hb, writers, found)
-    _write_write(c, hb, writers, found)
+    unwritten = _write_write(c, hb, writers, found)
     if c.page_of:
-        _pages(c, hb, found)
-    for b, kind in enumerate(c.buf_kind):
-        if not writers[b] and kind == "IO_OUTPUT":
+        _pages(c, hb, writers, found)
+    for b in unwritten:
+        if c.buf_kind[b] == "IO_OUTPUT":
             found.add(violation("output_unwritten", "race", f"output buffer {c.buf_ids[b]} is never "
                                 "written, so the host reads garbage", buffer=c.buf_ids[b]))
     return found
@@ -224,18 +227,18 @@ def _sm_masks(c: Compiled) -> dict[int, int]:
 
 
 def _reads(c, g, hb: Order, writers: list[int], found: _Found) -> None:
-    kinds, onchip, sm_masks, anc, tainted = c.buf_kind, c.buf_onchip, None, hb.anc, hb.tainted
+    kinds, onchip, readonly, sm_masks, anc, tainted = c.buf_kind, c.buf_onchip, c.readonly, None, hb.anc, hb.tainted
     for t, inputs in enumerate(c.inputs):
         for b in inputs:
-            kind = kinds[b]
-            if kind in READ_ONLY_KINDS:
+            if b in readonly:
                 continue
             others = writers[b] & ~(1 << t)
-            if not (writers[b] if kind == "KV_CACHE" else others):
+            # unwritten: no other writer (a KV cache: no writer at all, its own append counts)
+            if not others and (not writers[b] or kinds[b] != "KV_CACHE"):
                 if found.skip():
                     continue
                 found.add(violation("read_unwritten", "race", f"task {c.task_ids[t]} reads "
-                                    f"{kind} buffer {c.buf_ids[b]}, which no other task writes this step",
+                                    f"{kinds[b]} buffer {c.buf_ids[b]}, which no other task writes this step",
                                     task=c.task_ids[t], buffer=c.buf_ids[b]))
                 continue
             missing = others & ~anc[t]
@@ -246,10 +249,14 @@ def _reads(c, g, hb: Order, writers: list[int], found: _Found) -> None:
                 cross = others & ~sm_masks[c.sm[t]]
                 if cross:
                     if not found.skip():
-                        found.add(_onchip(c, bits(cross)[0], t, b))
+                        found.add(_onchip(c, _lowest(cross), t, b))
                     continue
             if missing and not found.skip():
-                found.add(_read_race(c, g, hb, bits(missing)[0], t, b, missing.bit_count()))
+                found.add(_read_race(c, g, hb, _lowest(missing), t, b, missing.bit_count()))
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
 
 
 def _onchip(c, w, t, b) -> dict:
@@ -292,27 +299,52 @@ def _box(c, i, b):
     return c.boxes[i].get(b) or [[0, d] for d in c.buf_shape[b]]
 
 
-def _write_write(c, hb: Order, writers: list[int], found: _Found) -> None:
+def _write_write(c, hb: Order, writers: list[int], found: _Found) -> list[int]:
+    """Adds the write-after-write races; returns the buffers nobody writes (one scan for both)."""
+    anc, unwritten = hb.anc, []
     for b, mask in enumerate(writers):
-        if mask & (mask - 1):
+        if not mask:
+            unwritten.append(b)
+        elif mask & (mask - 1) and not _chain(anc, mask):
             clash = _first_overlap(c, hb, b, mask)
             if clash:
                 found.add(clash)
+    return unwritten
+
+
+def _chain(anc: list[int], mask: int) -> bool:
+    """The tasks of bitset ``mask`` are totally ordered by the full-wait ancestors, so no two of
+    them can overlap (the common case for several writers of one buffer; no boxes to compare).
+    ``anc`` is a strict partial order, and a set of m elements of one is a chain iff the numbers
+    of members below each element are all different (then they are 0, 1, ..., m - 1)."""
+    seen = 0
+    for i in bits(mask):
+        below = 1 << (anc[i] & mask).bit_count()
+        if seen & below:
+            return False
+        seen |= below
+    return True
 
 
 def _first_overlap(c, hb: Order, b: int, mask: int) -> dict | None:
     """Sweep the writers' boxes along the last dimension; compare only boxes that overlap there."""
-    spans = sorted(((_box(c, i, b), i) for i in bits(mask)), key=lambda item: item[0][-1][0])
-    active: list[tuple[list, int]] = []
-    for box, i in spans:
-        active = [(other, j) for other, j in active if other[-1][1] > box[-1][0]]
-        for other, j in active:
+    spans = []
+    for i in bits(mask):
+        box = _box(c, i, b)
+        spans.append((box[-1][0], i, box))
+    spans.sort()  # by the low end, then by task: ids are unique, so boxes are never compared
+    active: list[tuple[int, int, list]] = []
+    for span in spans:
+        lo, i, box = span
+        if active:
+            active = [item for item in active if item[2][-1][1] > lo]
+        for _, j, other in active:
             if _conflict(c, hb, i, j, b, box, other):
                 return violation("waw", "race", f"tasks {c.task_ids[j]} and {c.task_ids[i]} write "
                                  f"overlapping regions of buffer {c.buf_ids[b]} unordered",
                                  writers=[c.task_ids[j], c.task_ids[i]], buffer=c.buf_ids[b],
                                  boxes=[other, box])
-        active.append((box, i))
+        active.append(span)
     return None
 
 
@@ -325,11 +357,12 @@ def _conflict(c, hb, i, j, b, box, other) -> bool:
     return not hb.ordered(i, j)
 
 
-def _pages(c: Compiled, hb: Order, found: _Found) -> None:
-    access = [0] * len(c.buf_ids)
-    for i, (ins, outs) in enumerate(zip(c.inputs, c.outputs)):
-        for b in ins + outs:
-            access[b] |= 1 << i
+def _pages(c: Compiled, hb: Order, writers: list[int], found: _Found) -> None:
+    access = writers[:]  # accessors: the writers and the readers
+    for i, ins in enumerate(c.inputs):
+        bit = 1 << i
+        for b in ins:
+            access[b] |= bit
     by_page: dict[int, list[int]] = {}
     for b, page in c.page_of.items():
         by_page.setdefault(page, []).append(b)
