@@ -34,14 +34,9 @@ def worker_cpu_threads() -> int:
     their sums by thread, so the same eager model in two processes with different counts rounds
     differently, and an ill-conditioned problem turns that into a mismatch of an honest candidate.
     """
-    text = os.environ.get("CRUCIBLE_CPU_THREADS", "1")
-    try:
-        count = int(text)
-    except ValueError:
-        raise UserError(f"CRUCIBLE_CPU_THREADS={text!r} is not a whole number; unset it or give e.g. 1") from None
-    if count < 1:
-        raise UserError(f"CRUCIBLE_CPU_THREADS={text!r} must be at least 1")
-    return count
+    from harness.options import positive_int
+
+    return positive_int("CRUCIBLE_CPU_THREADS")(os.environ.get("CRUCIBLE_CPU_THREADS", "1"))
 
 
 def device_name(device: str) -> str:

@@ -234,3 +234,49 @@ def test_degeneracy_probe_finds_outputs_that_ignore_the_input():
     for _ in range(3):
         honest.update([torch.randn(50)], [torch.randn(50)])
     assert honest.found() == []
+
+
+THREAD_COUNT_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 0 + torch.get_num_threads()
+
+
+def get_inputs():
+    return [torch.randn(4)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize("setting, threads", [(None, 1), ("2", 2)])
+def test_cpu_expected_outputs_are_computed_at_the_workers_thread_count(monkeypatch, setting, threads):
+    import torch
+
+    from harness.problem import problem_from_source
+    from harness.reference import ReferenceEnv
+
+    if setting is None:
+        monkeypatch.delenv("CRUCIBLE_CPU_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("CRUCIBLE_CPU_THREADS", setting)
+    env = ReferenceEnv(problem_from_source(THREAD_COUNT_PROBLEM, "L1/1_Threads"), "cpu", "fp32", secret=1)
+    before = torch.get_num_threads()
+    (output,) = env.expected(env.make_inputs(0))
+    assert output.tolist() == [float(threads)] * 4
+    assert torch.get_num_threads() == before  # the judge's own count is restored
+
+
+def test_a_bad_worker_thread_count_is_a_user_error_naming_the_variable(monkeypatch):
+    from harness.device import worker_cpu_threads
+    from harness.errors import UserError
+
+    monkeypatch.setenv("CRUCIBLE_CPU_THREADS", "zero")
+    with pytest.raises(UserError, match="CRUCIBLE_CPU_THREADS 'zero'"):
+        worker_cpu_threads()
