@@ -14,11 +14,11 @@ summary when the session ends, then removes them.
 
 from __future__ import annotations
 
-import argparse
 import pickle
 import tempfile
 from pathlib import Path
 
+from harness.options import positive_int, typed
 from harness.pytest_support import run_id
 
 try:
@@ -29,24 +29,14 @@ except ImportError:  # not POSIX: parts are still computed, only sharing between
 DEFAULT_SUMMARY = "results/megakernel/summary.json"
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def pytest_addoption(parser):
     from harness.megakernel.corpus import DEFAULT_SEED, DEFAULT_SIZE
 
     group = parser.getgroup("megakernel", "Crucible megakernel schedule suite")
     group.addoption("--mk-seed", type=int, default=DEFAULT_SEED, help=f"corpus seed (default {DEFAULT_SEED})")
-    group.addoption("--mk-size", type=_positive_int, default=DEFAULT_SIZE,
+    group.addoption("--mk-size", type=typed(positive_int("--mk-size")), default=DEFAULT_SIZE,
                     help=f"corpus schedules (default {DEFAULT_SIZE}; the suite requires >= 10000)")
-    group.addoption("--mk-workers", type=_positive_int, default=None,
+    group.addoption("--mk-workers", type=typed(positive_int("--mk-workers")), default=None,
                     help="processes that label the corpus (default: one per core)")
     group.addoption("--mk-summary", default=DEFAULT_SUMMARY,
                     help=f"summary JSON for the leaderboard (default {DEFAULT_SUMMARY})")
@@ -72,9 +62,10 @@ def shared_part(config, name: str, compute):
 
 def pytest_sessionfinish(session):
     config = session.config
-    if hasattr(config, "workerinput") or run_id(config) is None:
+    this_run = run_id(config)
+    if hasattr(config, "workerinput") or this_run is None:
         return
-    parts = sorted(Path(tempfile.gettempdir()).glob(f"crucible-mk-{run_id(config)}-*"))
+    parts = sorted(Path(tempfile.gettempdir()).glob(f"crucible-mk-{this_run}-*"))
     if not parts:
         return
     from harness.megakernel import records
