@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import random
 import time
+import traceback
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
 from harness import checks, seeds, sol, stats
-from harness.judge import WorkerFailure, WorkerLimits, WorkerSession
+from harness.judge import WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
 from harness.problem import Problem
 from harness.reference import ReferenceEnv, clone_inputs, inputs_equal
 from harness.results import utc_now
@@ -121,6 +122,25 @@ def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache 
     return _finish(record, started)
 
 
+def judge_failure_record(problem: Problem, source: str, opts: EvalOptions, identity: dict, error: BaseException) -> dict:
+    """A record for a failure on the judge's side (not the candidate's): status ``harness_error``.
+
+    The usual cause is memory: the judge holds the inputs, a pristine copy and the expected outputs
+    of a full-size problem on the same GPU as the worker.
+    """
+    record = _skeleton(problem, source, opts, identity)
+    name = type(error).__name__
+    text = str(error).splitlines()[0][:400] if str(error) else ""
+    if name == "OutOfMemoryError" or "out of memory" in text.lower():
+        advice = ("the judge ran out of memory computing the reference's side of this problem; "
+                  "run it at --size small, or on a device with more free memory")
+    else:
+        advice = "a bug in Crucible's judge, please report it with this record's traceback"
+    record.update(status="harness_error", reason=f"{advice}: {name}: {text}",
+                  traceback="".join(traceback.format_exception(type(error), error, error.__traceback__))[-4000:])
+    return _finish(record, time.perf_counter())
+
+
 def _skeleton(problem: Problem, source: str, opts: EvalOptions, identity: dict) -> dict:
     from harness.candidate import Candidate
 
@@ -155,7 +175,7 @@ def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: Ev
                     trials: int | None = None, profile: bool = False, trusted: bool = False) -> dict:
     """Run the candidate in a fresh worker: load, correctness trials, timing. Returns a verdict dict."""
     rng = random.Random(seeds.mixed(7, cache.secret, "sample"))
-    with WorkerSession(opts.device, opts.limits, opts.gpu_index) as session:
+    with WorkerSession(opts.device, opts.limits, opts.gpu_index, trusted=trusted) as session:
         try:
             return _judge_in(session, env, source, opts, cache, timing, trials or opts.trials, profile, rng, trusted)
         except WorkerFailure as failure:
@@ -176,6 +196,7 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
     if timing and opts.device == "cpu" and launches:
         verdict["remarks"] = ["speed_not_measured: Triton kernels ran in the CPU interpreter"]
     elif timing:
+        settle_spare_workers()
         outcome = run_timing(session, env, opts.plan, opts.tol(), rng, opts.limits.timing_batch_s)
         if outcome.failure:
             status, reason = outcome.failure
@@ -206,6 +227,10 @@ def _correctness(session, env: ReferenceEnv, opts: EvalOptions, cache: EvalCache
         expected = env.expected(inputs)
         pristine = clone_inputs(inputs)
         phase, limit = ("first call", opts.limits.first_call_s) if trial == 0 else ("correctness", opts.limits.call_s)
+        if trial == 0 and opts.device == "cuda":
+            import torch
+
+            torch.cuda.empty_cache()  # the judge's cached blocks are memory the worker cannot have
         poison = 2 * sum(t.numel() * t.element_size() for t in expected)
         reply = session.request({"op": "call", "inputs": inputs, "poison_bytes": poison}, limit, phase)
         if not reply.get("ok"):

@@ -3,6 +3,7 @@ failure (exception, hang, signal, os._exit, memory blow-up) into a verdict."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
 import shutil
@@ -45,18 +46,46 @@ class WorkerLimits:
     timing_batch_s: float = 120.0
 
 
-class WorkerSession:
-    """One worker process for one candidate. Use as a context manager; always cleaned up."""
+# Per-workdir variables: they differ between any two workers, so a spare's key leaves them out.
+_PER_WORKER_ENV = ("HOME", "TMPDIR", "TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR")
+READY_TIMEOUT_S = 120.0
 
-    def __init__(self, device: str, limits: WorkerLimits, gpu_index: int | None = None):
+
+def spare_workers_enabled(device: str) -> bool:
+    """Whether the judge starts the next worker ahead (CRUCIBLE_SPARE_WORKER=1/0; default: on CUDA only).
+
+    Off on the CPU by default: a spare importing torch beside a timed CPU candidate would slow it.
+    """
+    from harness.options import choice
+
+    value = choice("CRUCIBLE_SPARE_WORKER", ("auto", "0", "1"))(os.environ.get("CRUCIBLE_SPARE_WORKER", "auto"))
+    return device == "cuda" if value == "auto" else value == "1"
+
+
+class WorkerSession:
+    """One worker process for one candidate. Use as a context manager; always cleaned up.
+
+    Every candidate gets a fresh process. Starting one (Python, torch, Triton, the CUDA context)
+    takes seconds, so where spare workers are on, the session adopts a worker started ahead that has
+    run nothing but the harness's own start-up. No spare is ever alive while untrusted code runs
+    (it could tamper with the process that times the next baseline): a ``trusted`` session (the
+    harness's own eager and torch.compile baselines) starts the next spare at once, any other
+    session only once its worker is dead.
+    """
+
+    def __init__(self, device: str, limits: WorkerLimits, gpu_index: int | None = None, trusted: bool = False):
         self.device = device
         self.limits = limits
         self.gpu_index = gpu_index
+        self.trusted = trusted
+        self._spare_after_close: tuple | None = None
         self.workdir = Path(tempfile.mkdtemp(prefix="crucible-worker-"))
         self.log_path = self.workdir.parent / f"{self.workdir.name}.log"
         self.process: subprocess.Popen | None = None
         self.conn: Connection | None = None
         self.last_wall_s = 0.0
+        self.ready = False          # the worker's start-up message has been read
+        self.adopted_spare = False
 
     def __enter__(self) -> "WorkerSession":
         self.start()
@@ -66,6 +95,38 @@ class WorkerSession:
         self.close()
 
     def start(self) -> None:
+        if not spare_workers_enabled(self.device):
+            self._spawn()
+            return
+        key = self.spare_key()
+        spare = _SPARES.take(key)
+        if spare is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir, self.log_path, self.process, self.conn = spare.workdir, spare.log_path, spare.process, spare.conn
+            self.ready, self.adopted_spare = spare.ready, True
+        else:
+            self._spawn()
+        if self.trusted:
+            _SPARES.start(key, WorkerSession(self.device, self.limits, self.gpu_index))
+        else:
+            self._spare_after_close = key
+
+    def spare_key(self) -> tuple:
+        env = self._environment("")
+        return (self.device, self.limits.memory_bytes, self.gpu_index,
+                tuple(sorted((k, v) for k, v in env.items() if k not in _PER_WORKER_ENV)))
+
+    def wait_ready(self, timeout_s: float = READY_TIMEOUT_S, phase: str = "start") -> None:
+        """Read the worker's start-up message (sent once torch, Triton and the guards are in place)."""
+        if self.ready:
+            return
+        reply = self._wait_reply(timeout_s, phase)
+        if reply.get("ready") is not True:
+            self.kill()
+            raise WorkerFailure("crashed", f"the worker's first message in {phase} was not its start-up message")
+        self.ready = True
+
+    def _spawn(self) -> None:
         judge_end, worker_end = socket.socketpair()
         log = open(self.log_path, "wb")
         root = str(Path(__file__).resolve().parent.parent)
@@ -81,6 +142,8 @@ class WorkerSession:
     def _environment(self, root: str) -> dict:
         env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV}
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        if self.gpu_index is not None:
+            env["CRUCIBLE_GPU_INDEX"] = str(self.gpu_index)  # the device a CUDA worker initialises at start
         env.update(HOME=str(self.workdir), TMPDIR=str(self.workdir), PYTHONDONTWRITEBYTECODE="1",
                    PYTHONHASHSEED="0", CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
                    TRITON_CACHE_DIR=str(self.workdir / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(self.workdir / "inductor"),
@@ -102,6 +165,11 @@ class WorkerSession:
     def request(self, message: dict, timeout_s: float, phase: str) -> dict:
         """Send one message and wait for the reply, watching for hangs, crashes and memory."""
         assert self.conn is not None
+        self.wait_ready(max(timeout_s, READY_TIMEOUT_S), phase)
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.ipc_collect()  # inputs of earlier requests the worker has let go of
         started = time.perf_counter()
         nonce = secrets.randbits(62)
         try:
@@ -194,6 +262,9 @@ class WorkerSession:
             self._wait_exit()
 
     def close(self) -> None:
+        # The spare started for the next session must be up before this one's caller goes on
+        # (another process may start timing on this GPU once we let go of it).
+        _SPARES.settle()
         if self.process is not None and self.process.poll() is None and self.conn is not None:
             try:
                 self.conn.send_bytes(dump({"op": "bye"}))
@@ -213,6 +284,9 @@ class WorkerSession:
             self.log_path.unlink()
         except OSError:
             pass
+        key, self._spare_after_close = self._spare_after_close, None
+        if key is not None:
+            _SPARES.start(key, WorkerSession(self.device, self.limits, self.gpu_index))
 
 
 def _resident_bytes(pid: int) -> int | None:
@@ -224,3 +298,52 @@ def _resident_bytes(pid: int) -> int | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+class _SparePool:
+    """At most one spare worker per judge process, keyed on everything its start-up depended on."""
+
+    def __init__(self):
+        self.key: tuple | None = None
+        self.session: WorkerSession | None = None
+
+    def take(self, key: tuple) -> WorkerSession | None:
+        session, self.session = self.session, None
+        if session is None:
+            return None
+        if self.key != key or session.process is None or session.process.poll() is not None:
+            session.close()
+            return None
+        return session
+
+    def start(self, key: tuple, session: WorkerSession) -> None:
+        self.drain()
+        session._spawn()
+        self.key, self.session = key, session
+
+    def settle(self, timeout_s: float = READY_TIMEOUT_S) -> None:
+        """Wait until the spare has finished starting; a spare that failed to start is dropped."""
+        if self.session is None or self.session.ready:
+            return
+        try:
+            self.session.wait_ready(timeout_s)
+        except WorkerFailure:
+            self.drain()
+
+    def drain(self) -> None:
+        session, self.session = self.session, None
+        if session is not None:
+            session.close()
+
+
+_SPARES = _SparePool()
+atexit.register(_SPARES.drain)
+
+
+def settle_spare_workers() -> None:
+    """Wait for a spare worker still starting up: its start-up must not overlap a timing."""
+    _SPARES.settle()
+
+
+def drain_spare_workers() -> None:
+    _SPARES.drain()

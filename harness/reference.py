@@ -68,7 +68,10 @@ class ReferenceEnv:
         flat = flatten_outputs(output)
         if flat is None:
             raise TypeError(f"{self.problem.id}: the reference returned {type(output).__name__}, not tensors")
-        return [t.detach().clone() for t in flat]
+        # A copy only where an output shares memory with an input (a view of it): anything else is
+        # already private, and a second copy of a full-size output costs as much GPU memory as it.
+        shared = {t.untyped_storage().data_ptr() for t in pristine if isinstance(t, torch.Tensor)}
+        return [t.detach().clone() if t.untyped_storage().data_ptr() in shared else t.detach() for t in flat]
 
     def _measure_work(self, inputs: list) -> None:
         from harness import sol

@@ -16,8 +16,9 @@ from typing import Callable
 
 from harness import registry
 from harness.candidate import Budget, Candidate, GenerationContext
-from harness.evaluate import EvalCache, EvalOptions, evaluate
+from harness.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
 from harness.gpu_lock import exclusive_gpu
+from harness.judge import settle_spare_workers
 from harness.problem import Problem
 from harness.results import RunWriter, completed_keys, new_run_id, run_file_name
 from harness.usage import Usage
@@ -67,6 +68,8 @@ class Runner:
             candidates = self._candidates(problem)
             records = [self._record(problem, c, i) for i, c in enumerate(candidates)]
             self.cache.release()
+            # a spare worker still starting (CUDA context) would disturb the next holder's timing
+            settle_spare_workers()
         return records
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
@@ -105,7 +108,12 @@ class Runner:
                     "attempt": attempt,
                     "stopped": candidate.provenance.get("stopped") or candidate.provenance.get("no_code")}
         trusted = bool(getattr(self.generator, "trusted_baseline", False))
-        record = evaluate(problem, candidate.source, self.opts, self.cache, identity=identity, baseline=trusted)
+        try:
+            record = evaluate(problem, candidate.source, self.opts, self.cache, identity=identity, baseline=trusted)
+        except Exception as error:  # noqa: BLE001 - the judge's own failure is recorded, and the run goes on
+            self.cache.release()
+            record = judge_failure_record(problem, candidate.source, self.opts, identity, error)
+            self.log(f"{problem.id}: {record['reason']}")
         self.spent = self.spent + candidate.usage
         record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
                       transcript=candidate.transcript, provenance=candidate.provenance,

@@ -51,6 +51,7 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
     outcome = TimingOutcome()
     sets, counter = _initial_sets(env, plan), [0]
     outcome.sets = len(sets)
+    _release_cached(env.device)  # what the judge freed is the worker's to use for its timed calls
     session.request({"op": "set_timing_inputs", "sets": sets}, batch_timeout_s, "timing")
     used: set[int] = set()
     next_index, started = 0, time.perf_counter()
@@ -89,6 +90,13 @@ def _time_batch(session: WorkerSession, device: str, indices: list[int], timeout
     reply = session.request({"op": "time", "indices": indices}, timeout_s, "timing")
     cpu_ms = _difference(worker_cpu_ms(session), cpu_before)
     return reply, 1e3 * session.last_wall_s, cpu_ms
+
+
+def _release_cached(device: str) -> None:
+    if device == "cuda":
+        import torch
+
+        torch.cuda.empty_cache()
 
 
 def _initial_sets(env: ReferenceEnv, plan: TimingPlan) -> list[list]:

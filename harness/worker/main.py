@@ -25,9 +25,12 @@ def main(fd: int) -> int:
     from harness.worker.guards import Guards
     from harness.worker.protocol import EXIT_OK, dump
 
+    _initialise_cuda(torch)
     guards = Guards(torch, triton)
     conn = Connection(fd)
     state = State(torch, guards)
+    # Start-up is done: the judge may have started this worker ahead as a spare and waits for this.
+    conn.send_bytes(dump({"ready": True}))
     while True:
         try:
             message = conn.recv()
@@ -48,6 +51,15 @@ def _limit_memory() -> None:
         # Address-space limits break CUDA (it reserves huge virtual ranges), so only on the CPU;
         # on the GPU the judge watches the worker's resident memory instead.
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _initialise_cuda(torch) -> None:
+    """Create the CUDA context now, before any candidate code: it is most of a GPU worker's start-up."""
+    if os.environ.get("CRUCIBLE_DEVICE") != "cuda" or not torch.cuda.is_available():
+        return
+    torch.cuda.set_device(int(os.environ.get("CRUCIBLE_GPU_INDEX", "0")))
+    torch.cuda.init()
+    torch.empty(1, device="cuda")
 
 
 def _import_triton():
@@ -108,6 +120,10 @@ class State:
         if handler is None:
             return {"ok": False, "kind": "runtime_error", "message": f"unknown op {op!r}"}
         phase = message.get("phase", op)
+        if self.device == "cuda":
+            # Outputs sent to the judge by CUDA IPC stay allocated here until collected once the
+            # judge has let go: five full-size trials left uncollected held 54 GiB on an H200.
+            self.torch.cuda.ipc_collect()
         try:
             reply = handler(self, message)
         except BaseException as error:  # everything the candidate raises becomes a verdict

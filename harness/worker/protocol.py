@@ -16,7 +16,7 @@ from multiprocessing.reduction import ForkingPickler
 EXIT_OK = 0
 EXIT_PROTOCOL = 3
 
-STATUSES = ("ok", "compile_error", "runtime_error", "incorrect", "timeout", "crashed", "rejected")
+STATUSES = ("ok", "compile_error", "runtime_error", "incorrect", "timeout", "crashed", "rejected", "harness_error")
 
 _SAFE_BUILTINS = {"dict", "list", "tuple", "set", "frozenset", "int", "float", "str", "bytes", "bool",
                   "complex", "slice", "range", "bytearray", "NoneType"}

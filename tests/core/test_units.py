@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -280,3 +281,57 @@ def test_a_bad_worker_thread_count_is_a_user_error_naming_the_variable(monkeypat
     monkeypatch.setenv("CRUCIBLE_CPU_THREADS", "zero")
     with pytest.raises(UserError, match="CRUCIBLE_CPU_THREADS 'zero'"):
         worker_cpu_threads()
+
+
+def test_a_failure_on_the_judges_side_is_recorded_and_the_run_goes_on(tmp_path):
+    """The reference itself fails in the judge (as a full-size problem that does not fit in GPU
+    memory does): a harness_error record with the reason is on disk, and the next problem runs."""
+    from harness.evaluate import EvalOptions
+    from harness.problem import load_problem
+    from harness.results import load_records
+    from harness.runner import Runner
+
+    broken = tmp_path / "1_Broken.py"
+    broken.write_text("import torch\nimport torch.nn as nn\n\nN = 8\n\n\nclass Model(nn.Module):\n"
+                      "    def forward(self, x):\n        raise torch.OutOfMemoryError('CUDA out of memory. Tried to allocate 12.00 GiB')\n\n\n"
+                      "def get_inputs():\n    return [torch.randn(N, N)]\n\n\ndef get_init_inputs():\n    return []\n")
+    runner = Runner("reference", EvalOptions(timing=False, trials=2), runs_dir=tmp_path / "runs", log=lambda _: None)
+    [failed] = runner.run_problem(load_problem(broken, size="full", level=1))
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "1_Scale_ReLU.py"
+    [fine] = runner.run_problem(load_problem(fixture, size="small", level=1))
+    assert failed["status"] == "harness_error" and failed["correct"] is False
+    assert "judge ran out of memory" in failed["reason"] and "OutOfMemoryError" in failed["traceback"]
+    assert fine["status"] == "ok"
+    assert [r["status"] for r in load_records([tmp_path / "runs"])] == ["harness_error", "ok"]
+
+
+def test_chunked_comparison_gives_the_same_verdict_and_report_as_one_piece(monkeypatch):
+    """Comparisons and fingerprints go a chunk at a time (bounded GPU memory): the chunk size must
+    change nothing, neither the verdict, the count, the first indices reported, nor the errors."""
+    import torch
+
+    from harness import checks
+    from harness.worker import handlers
+
+    torch.manual_seed(3)
+    want = torch.randn(7, 11, 13)
+    got = want.clone()
+    got[0, 0, 5] += 1.0
+    got[3, 10, 12] = 0.0
+    got[6, 2, 1] += 1e-3
+    whole = checks.compare_tensors(want, got, 1e-4, 1e-4)
+    nan = want.clone()
+    nan[5, 5, 5] = float("nan")
+    whole_nan = checks.compare_tensors(want, nan, 1e-4, 1e-4)
+    prints = [handlers.fingerprint(t) for t in (want, want.transpose(0, 2), want[:, 3])]
+    monkeypatch.setattr(checks, "CHUNK_ELEMENTS", 17)
+    chunked = checks.compare_tensors(want, got, 1e-4, 1e-4)
+    assert (chunked.ok, chunked.reason, chunked.details, chunked.mismatches) == \
+        (whole.ok, whole.reason, whole.details, whole.mismatches)
+    assert chunked.max_abs_err == whole.max_abs_err and chunked.mismatches == 3
+    assert checks.compare_tensors(want, nan, 1e-4, 1e-4).reason == whole_nan.reason
+    assert "NaN/Inf positions differ: 1 of" in whole_nan.reason
+    assert checks.matches_constant(torch.zeros(100), 0.0, 1e-4, 1e-4)
+    assert not checks.matches_constant(want, 0.0, 1e-4, 1e-4)
+    small = [handlers.fingerprint(t, _chunk=17) for t in (want, want.transpose(0, 2), want[:, 3])]
+    assert all(abs(a - b) <= 1e-9 * max(1.0, abs(a)) for a, b in zip(prints, small))

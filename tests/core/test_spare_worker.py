@@ -1,0 +1,146 @@
+"""Spare workers: a worker started ahead is adopted by the next session, never shared between two
+candidates, and the verdicts are the same as with a worker started on demand.
+
+Spares are on by default only on CUDA; these tests force them on for the CPU (CRUCIBLE_SPARE_WORKER=1).
+"""
+
+import os
+
+import pytest
+
+from tests.core.test_verdicts import CASES, GOOD
+
+
+@pytest.fixture
+def spares_on(monkeypatch):
+    from harness.judge import drain_spare_workers
+
+    monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "1")
+    yield
+    drain_spare_workers()
+
+
+def test_default_is_cuda_only(monkeypatch):
+    from harness.judge import spare_workers_enabled
+
+    monkeypatch.delenv("CRUCIBLE_SPARE_WORKER", raising=False)
+    assert spare_workers_enabled("cuda") and not spare_workers_enabled("cpu")
+    monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "0")
+    assert not spare_workers_enabled("cuda")
+    monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "maybe")
+    with pytest.raises(Exception, match="CRUCIBLE_SPARE_WORKER"):
+        spare_workers_enabled("cuda")
+
+
+def test_each_session_gets_its_own_process_and_adopts_the_spare(spares_on):
+    from harness import judge
+
+    pids, adopted = [], []
+    for _ in range(3):
+        with judge.WorkerSession("cpu", judge.WorkerLimits()) as session:
+            session.wait_ready()
+            pids.append(session.process.pid)
+            adopted.append(session.adopted_spare)
+            assert session.workdir.is_dir()
+        assert session.process.poll() is not None, "a closed session's worker must have exited"
+    assert len(set(pids)) == 3
+    assert adopted == [False, True, True]
+    spare = judge._SPARES.session
+    assert spare is not None and spare.process.poll() is None and spare.process.pid not in pids
+    judge.drain_spare_workers()
+    assert spare.process.poll() is not None and not spare.workdir.exists()
+
+
+def test_no_spare_lives_beside_untrusted_code(spares_on):
+    """An untrusted candidate could tamper with a process that will time the next baseline, so a
+    spare is started beside trusted sessions only, and after an untrusted one has ended."""
+    from harness import judge
+
+    with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True) as baseline:
+        baseline.wait_ready()
+        beside_trusted = judge._SPARES.session
+        assert beside_trusted is not None and beside_trusted.process.poll() is None
+    with judge.WorkerSession("cpu", judge.WorkerLimits()) as candidate:
+        assert candidate.adopted_spare and candidate.process.pid == beside_trusted.process.pid
+        assert judge._SPARES.session is None, "a spare was alive while untrusted code ran"
+    assert candidate.process.poll() is not None
+    after = judge._SPARES.session
+    assert after is not None and after.process.pid != candidate.process.pid
+
+
+def test_a_spare_started_under_other_settings_is_not_adopted(spares_on, monkeypatch):
+    from harness import judge
+
+    with judge.WorkerSession("cpu", judge.WorkerLimits()):
+        pass
+    stale = judge._SPARES.session
+    monkeypatch.setenv("CRUCIBLE_CPU_THREADS", "2")  # the worker's environment changes
+    with judge.WorkerSession("cpu", judge.WorkerLimits()) as session:
+        session.wait_ready()
+        assert not session.adopted_spare
+        assert session.process.pid != stale.process.pid
+    assert stale.process.poll() is not None
+    with judge.WorkerSession("cpu", judge.WorkerLimits(memory_bytes=2 << 30)) as session:
+        assert not session.adopted_spare  # another memory limit: another key
+
+
+def test_a_dead_spare_is_replaced(spares_on):
+    from harness import judge
+
+    with judge.WorkerSession("cpu", judge.WorkerLimits()):
+        pass
+    judge._SPARES.session.kill()
+    with judge.WorkerSession("cpu", judge.WorkerLimits()) as session:
+        reply = session.request({"op": "ping"}, 60, "load")
+        assert not session.adopted_spare
+        assert reply.get("ok") is False and "unknown op" in reply["message"]
+
+
+@pytest.mark.parametrize("case", ["os_exit", "segfault", "exception", "wrong_values", "input_mutation"])
+def test_verdicts_are_the_same_with_spares(case, spares_on, scale_relu, fast_opts):
+    """A failing candidate in an adopted worker, then an honest one in the next: same verdicts."""
+    from harness.evaluate import EvalCache, evaluate
+
+    cache = EvalCache()
+    first = evaluate(scale_relu, GOOD, fast_opts, cache)
+    source, status, reason_part = CASES[case]
+    failing = evaluate(scale_relu, source, fast_opts, cache)
+    after = evaluate(scale_relu, GOOD, fast_opts, cache)
+    assert first["status"] == "ok"
+    assert failing["status"] == status and reason_part in failing["reason"] + str(failing.get("checks", "")) \
+        + failing.get("traceback", "")
+    assert after["status"] == "ok" and after["correct"] is True
+
+
+def test_the_spare_leaves_with_the_judge(tmp_path):
+    """A judge that exits (here: a child Python) takes its spare with it: no orphan keeps running."""
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os\n"
+        "os.environ['CRUCIBLE_SPARE_WORKER'] = '1'\n"
+        "from harness import judge\n"
+        "with judge.WorkerSession('cpu', judge.WorkerLimits()):\n"
+        "    pass\n"
+        "judge._SPARES.settle()\n"
+        "print(judge._SPARES.session.process.pid, flush=True)\n"
+        "os._exit(0)\n"  # no atexit: the spare must still go, when its channel closes
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=120,
+                         env={**os.environ, "PYTHONPATH": root})
+    pid = int(out.stdout.split()[-1])
+    deadline = time.time() + 30
+    while time.time() < deadline and _alive(pid):
+        time.sleep(0.2)
+    assert not _alive(pid), "the spare outlived its judge"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
