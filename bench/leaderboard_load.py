@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.results import SCHEMA, RunWriter, run_file_name, utc_now  # noqa: E402
+from harness.results import SCHEMA, RunWriter, details_path, run_file_name, split_details, utc_now  # noqa: E402
 
 GENERATORS = [("reference", None), ("inductor", None), ("direct", "gpt-4o"), ("kforge", "o3"), ("mkevolve", "o3")]
 STATUSES = ["ok"] * 6 + ["incorrect", "compile_error", "runtime_error", "timeout"]
@@ -63,9 +63,9 @@ def fake_record(rng: random.Random, run_id: str, generator: str, model, index: i
     }
 
 
-def synthesise(folder: Path, records: int, files: int, source_bytes: int) -> int:
-    """Write ``records`` records over ``files`` run files; returns the bytes written."""
-    rng, per_file, written = random.Random(0), records // files, 0
+def synthesise(folder: Path, records: int, files: int, source_bytes: int) -> tuple[int, int]:
+    """Write ``records`` records over ``files`` run files; returns the bytes of run and details files."""
+    rng, per_file, written, detailed = random.Random(0), records // files, 0, 0
     for number in range(files):
         generator, model = GENERATORS[number % len(GENERATORS)]
         run_id = f"20250101T{number:06d}Z-bench"
@@ -73,13 +73,19 @@ def synthesise(folder: Path, records: int, files: int, source_bytes: int) -> int
         header = {"run_id": run_id, "provenance": {"device": "NVIDIA H200" if number % 2 else "NVIDIA A100"},
                   "config": {"suite": "kernelbench", "generator": generator, "precision": "fp32"}}
         RunWriter(path, header)  # the header exactly as a real run writes it
-        lines = [json.dumps({"type": "record", **fake_record(rng, run_id, generator, model, i, source_bytes)})
-                 for i in range(per_file)]
-        with open(path, "a") as handle:  # one write instead of 2,000 fsyncs; the same bytes
+        lines, details = [], []
+        for i in range(per_file):  # split as RunWriter.append splits: bulky fields to the details file
+            light, bulky = split_details(fake_record(rng, run_id, generator, model, i, source_bytes))
+            lines.append(json.dumps({"type": "record", **light}))
+            details += [json.dumps(bulky)] if bulky else []
+        with open(details_path(path), "a") as handle:  # one write instead of 2,000 fsyncs; the same bytes
+            handle.write("\n".join(details) + "\n")
+        with open(path, "a") as handle:
             handle.write("\n".join(lines) + "\n")
         written += path.stat().st_size
+        detailed += details_path(path).stat().st_size
     assert SCHEMA.startswith("crucible.run/")
-    return written
+    return written, detailed
 
 
 def timed(label: str, function, *args):
@@ -103,8 +109,9 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        size = synthesise(folder, args.records, args.files, args.source_bytes)
-        print(f"{args.records:,} records in {args.files} run files, {size / 1e6:.0f} MB; "
+        size, detail_size = synthesise(folder, args.records, args.files, args.source_bytes)
+        print(f"{args.records:,} records in {args.files} run files, {size / 1e6:.0f} MB "
+              f"(+ {detail_size / 1e6:.0f} MB of sources and transcripts in their details files); "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         os.environ["CRUCIBLE_CACHE"] = str(folder / "cache")
         loaded, seconds = timed("load_frame, cold (no column cache)", data.load_frame, folder, False)

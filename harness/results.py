@@ -34,12 +34,26 @@ def run_file_name(run_id: str, suite: str, generator: str) -> str:
     return f"{run_id}_{safe(suite)}_{safe(generator)}.jsonl"
 
 
+# The bulky text of a record (candidate source, refinement transcript, tracebacks, worker output,
+# profiles) goes to a details file beside the run file; the record keeps its key under "details".
+# Run files stay small, so reading the summary columns of 100,000 records stays fast, and every
+# reader below (read_run, load_records) puts the fields back: consumers see whole records.
+DETAIL_FIELDS = ("candidate_source", "transcript", "traceback", "worker_output", "profile")
+DETAILS_SUFFIX = ".details.ndjson"  # not *.jsonl: globs for run files must not pick it up
+
+
+def details_path(run_file: str | os.PathLike) -> Path:
+    """``X.jsonl`` -> ``X.details.ndjson``, beside it."""
+    return Path(run_file).with_suffix(DETAILS_SUFFIX)
+
+
 class RunWriter:
     """Appends one JSON object per line and fsyncs it, so a killed run loses nothing.
 
     Safe for several processes appending to the same file (pytest-xdist workers): each line is
     written with one ``write`` call on a file opened in append mode, which POSIX keeps whole for
-    regular files, and the header is written only by whoever creates the file.
+    regular files, and the header is written only by whoever creates the file. A record's detail
+    fields are written (and synced) to the details file before the record that points to them.
     """
 
     def __init__(self, path: str | os.PathLike, header: dict | None = None):
@@ -60,11 +74,52 @@ class RunWriter:
             os.fsync(handle.fileno())
 
     def append(self, record: dict, kind: str = "record") -> None:
-        line = json.dumps({"type": kind, **record}, default=_jsonable) + "\n"
-        with open(self.path, "a") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        record, details = split_details(record) if kind == "record" else (record, None)
+        if details:
+            _append_line(details_path(self.path), json.dumps(details, default=_jsonable) + "\n")
+        _append_line(self.path, json.dumps({"type": kind, **record}, default=_jsonable) + "\n")
+
+
+def split_details(record: dict) -> tuple[dict, dict | None]:
+    """(the record as the run file keeps it, its details line or None when it has nothing bulky)."""
+    details = {k: record[k] for k in DETAIL_FIELDS if record.get(k) not in (None, "", [], {})}
+    if not details:
+        return record, None
+    key = secrets.token_hex(8)
+    return {**{k: v for k, v in record.items() if k not in details}, "details": key}, {"details": key, **details}
+
+
+def _append_line(path: Path, line: str) -> None:
+    with open(path, "a") as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def attach_details(run_file: str | os.PathLike, records: list[dict]) -> list[dict]:
+    """Put each record's detail fields back from the details file (in place; returned for chaining).
+
+    A record whose details are missing (the file was not copied along) keeps ``details`` and gets
+    ``details_missing: true``, so a drill-down can say why its source is absent."""
+    wanted = {r["details"] for r in records if isinstance(r.get("details"), str)}
+    if not wanted:
+        return records
+    found: dict[str, dict] = {}
+    path = details_path(run_file)
+    if path.is_file():
+        for line in read_lines(path):
+            key = line.get("details")
+            if key in wanted:
+                found[key] = line
+    for record in records:
+        key = record.get("details")
+        if isinstance(key, str):
+            extra = found.get(key)
+            if extra is None:
+                record["details_missing"] = True
+            else:
+                record.update({k: v for k, v in extra.items() if k in DETAIL_FIELDS})
+    return records
 
 
 def _jsonable(value: Any) -> Any:
@@ -106,7 +161,7 @@ def read_run(path: str | os.PathLike) -> tuple[dict, list[dict]]:
             records.append(line)
     if header is None:
         raise UserError(f"{path}: no header line; is this a Crucible run file?")
-    return header, records
+    return header, attach_details(path, records)
 
 
 def check_schema(schema: str | None, where: Any = "run file") -> None:
@@ -128,7 +183,7 @@ def find_run_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     for item in paths:
         path = Path(item)
         if path.is_dir():
-            found.extend(sorted(path.rglob("*.jsonl")))
+            found.extend(sorted(path.rglob("*.jsonl")))  # details files (.ndjson) are not run files
         elif path.exists():
             found.append(path)
         else:

@@ -131,7 +131,9 @@ def show_record(record: dict) -> None:
     timings = {k: record.get(k) for k in TIMING_FIELDS if record.get(k) is not None}
     if timings:
         st.table(pd.DataFrame({"value": [str(v) for v in timings.values()]}, index=list(timings)))
-    st.code(record.get("candidate_source") or "(no source recorded)", language="python")
+    missing = "(the run's details file is missing: source and transcript were not copied along)"
+    st.code(record.get("candidate_source") or (missing if record.get("details_missing") else "(no source recorded)"),
+            language="python")
     for step in record.get("transcript") or []:
         title = f"step {step.get('step', '?')}: {step.get('verdict', step.get('role', ''))}" if isinstance(step, dict) else "step"
         with st.expander(title):

@@ -18,7 +18,7 @@ import pandas as pd
 
 from harness.errors import UserError
 from harness.metrics import USAGE_FIELDS
-from harness.results import check_schema, find_run_files, read_lines
+from harness.results import attach_details, check_schema, find_run_files, read_lines
 
 NUMBER_COLUMNS = (
     "level", "attempt", "candidate_ms", "candidate_ms_iqr", "eager_ms", "compile_ms", "speedup",
@@ -57,14 +57,23 @@ def load_frame(results: str | os.PathLike, cache: bool = True) -> LoadResult:
     changed file misses and is read again, and an unchanged one costs a memory map."""
     import pyarrow as pa
 
-    tables, warnings = [], []
+    from concurrent.futures import ThreadPoolExecutor
+
     files = find_run_files([runs_folder(results)])
     folder = cache_folder() if cache else None
-    for path in files:
+
+    def read(path: Path):
         try:
-            tables.append(_cached_table(path, folder) if folder else _file_table(path))
+            return (_cached_table(path, folder) if folder else _file_table(path)), None
         except UserError as error:
-            warnings.append(str(error))
+            return None, str(error)
+
+    # Files are read side by side: pyarrow parses without the GIL, and one file is one or two
+    # parse blocks, too few for its own threads to spread over the cores.
+    with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1, len(files)))) as pool:
+        outcomes = list(pool.map(read, files))  # in file order
+    tables = [table for table, _ in outcomes if table is not None]
+    warnings = [warning for _, warning in outcomes if warning]
     schema = _arrow_schema(with_header=True)
     table = pa.concat_tables(tables) if tables else schema.empty_table()
     return LoadResult(_to_frame(table), warnings, len(files))
@@ -178,7 +187,8 @@ def _read_columns_pyarrow(path: Path):
     import pyarrow.json as pj
 
     options = pj.ParseOptions(explicit_schema=_arrow_schema(), unexpected_field_behavior="ignore")
-    return pj.read_json(path, parse_options=options, read_options=pj.ReadOptions(block_size=1 << 22))
+    # 1 MiB blocks: a run file of a few MB is then parsed by several of pyarrow's threads at once
+    return pj.read_json(path, parse_options=options, read_options=pj.ReadOptions(block_size=1 << 20))
 
 
 def _read_columns_python(path: Path):
@@ -239,7 +249,7 @@ def full_record(run_file: str, line_index: int, problem_id: str | None = None) -
         if index == line_index:
             record = json.loads(line)
             if problem_id is None or record.get("problem_id") == problem_id:
-                return record
+                return attach_details(run_file, [record])[0]
             break
     raise UserError(f"{run_file}: record {line_index} ({problem_id}) not found; was the file rewritten?")
 

@@ -170,6 +170,32 @@ def test_run_file_survives_a_torn_last_line_and_loads_into_pandas(tmp_path):
     assert list(frame["problem_id"]) == ["L1/1_A", "L1/2_B"] and set(frame["hardware"]) == {"CPU x"}
 
 
+def test_bulky_fields_live_in_the_details_file_and_every_reader_puts_them_back(tmp_path):
+    from harness.results import RunWriter, details_path, find_run_files, load_records, read_lines, read_run
+    from leaderboard.data import full_record, load_frame
+
+    path = tmp_path / "runs" / "20250101T000000Z-a_kernelbench_direct.jsonl"
+    writer = RunWriter(path, header={"run_id": "r1", "provenance": {}, "config": {"suite": "kernelbench"}})
+    source = "class ModelNew:\n    pass\n" * 200
+    steps = [{"step": 0, "verdict": "incorrect", "feedback": "max abs error 0.5"}]
+    writer.append({"problem_id": "L1/1_A", "status": "ok", "correct": True, "candidate_source": source, "transcript": steps})
+    writer.append({"problem_id": "L1/2_B", "status": "rejected", "correct": False, "candidate_source": ""})
+    raw = [line for line in read_lines(path) if line["type"] == "record"]
+    assert "candidate_source" not in raw[0] and isinstance(raw[0]["details"], str)
+    assert raw[1]["candidate_source"] == "" and "details" not in raw[1]    # nothing bulky: nothing moved
+    assert len(path.read_text()) < len(source)
+    assert find_run_files([tmp_path]) == [path]                              # the details file is no run file
+    _, records = read_run(path)
+    assert records[0]["candidate_source"] == source and records[0]["transcript"] == steps
+    assert load_records([path])[0]["candidate_source"] == source
+    frame = load_frame(tmp_path, cache=False).frame
+    row = frame[frame["problem_id"] == "L1/1_A"].iloc[0]
+    assert full_record(row["run_file"], int(row["line_index"]), "L1/1_A")["candidate_source"] == source
+    details_path(path).unlink()                                              # copied without its details
+    lost = read_run(path)[1][0]
+    assert lost.get("details_missing") is True and "candidate_source" not in lost
+
+
 def test_unknown_schema_major_version_is_refused(tmp_path):
     from harness.errors import UserError
     from harness.results import read_run
