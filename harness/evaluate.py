@@ -17,7 +17,7 @@ from harness.judge import WorkerFailure, WorkerLimits, WorkerSession, settle_spa
 from harness.problem import Problem
 from harness.reference import ReferenceEnv, clone_inputs, inputs_equal
 from harness.results import utc_now
-from harness.timing import TimingPlan, run_timing
+from harness.timing import LARGE_SET_BYTES, TimingPlan, release_cache, run_timing
 
 # A measured time this far under the speed-of-light floor is impossible even allowing for error in
 # the measured peaks (a kernel can beat a measured copy bandwidth by a few percent, not by 10%).
@@ -227,11 +227,9 @@ def _correctness(session, env: ReferenceEnv, opts: EvalOptions, cache: EvalCache
         expected = env.expected(inputs)
         pristine = clone_inputs(inputs)
         phase, limit = ("first call", opts.limits.first_call_s) if trial == 0 else ("correctness", opts.limits.call_s)
-        if trial == 0 and opts.device == "cuda":
-            import torch
-
-            torch.cuda.empty_cache()  # the judge's cached blocks are memory the worker cannot have
         poison = 2 * sum(t.numel() * t.element_size() for t in expected)
+        if opts.device == "cuda" and (trial == 0 or poison >= 2 * LARGE_SET_BYTES):
+            release_cache("cuda")  # the judge's cached blocks are memory the worker cannot have
         reply = session.request({"op": "call", "inputs": inputs, "poison_bytes": poison}, limit, phase)
         if not reply.get("ok"):
             return _failed(reply, session)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from harness import memtrace
 from harness.device import worker_cpu_threads
 from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
 
@@ -178,6 +179,8 @@ class WorkerSession:
             raise self._crash(phase) from None
         reply = self._wait_reply(timeout_s, phase)
         self.last_wall_s = time.perf_counter() - started
+        if self.device == "cuda" and memtrace.enabled():
+            memtrace.record(str(message.get("op")), phase, self.process.pid if self.process else None)
         if reply.get("ok") and reply.get("nonce") != nonce:
             # Only the worker's handlers know the nonce: a success the candidate wrote to the channel
             # itself (a forged reply, or the real one pushed out of step by it) is refused.

@@ -50,8 +50,9 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
                rng: random.Random, batch_timeout_s: float) -> TimingOutcome:
     outcome = TimingOutcome()
     sets, counter = _initial_sets(env, plan), [0]
+    set_bytes = _bytes(sets[0])
     outcome.sets = len(sets)
-    _release_cached(env.device)  # what the judge freed is the worker's to use for its timed calls
+    release_cache(env.device)  # what the judge freed is the worker's to use for its timed calls
     session.request({"op": "set_timing_inputs", "sets": sets}, batch_timeout_s, "timing")
     used: set[int] = set()
     next_index, started = 0, time.perf_counter()
@@ -67,6 +68,7 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         used.update(indices)
         checked = _choose_checked(indices, env, sets, plan, rng)
         expected = {pos: (env.expected(sets[indices[pos]]), clone_inputs(sets[indices[pos]])) for pos in checked}
+        release_cached_if_large(env.device, set_bytes)
         reply, wall_ms, cpu_ms = _time_batch(session, env.device, indices, batch_timeout_s)
         if not reply.get("ok"):
             outcome.failure = (reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
@@ -79,6 +81,9 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         warmup_left = max(0, warmup_left - size)
         outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance, batch_timeout_s)
         outcome.checked += len(checked)
+        # Drop this batch's expected outputs and pristine inputs before the next batch makes its
+        # own: held across the loop they are two full-size tensors more at the peak.
+        del expected, reply
     return outcome
 
 
@@ -92,11 +97,23 @@ def _time_batch(session: WorkerSession, device: str, indices: list[int], timeout
     return reply, 1e3 * session.last_wall_s, cpu_ms
 
 
-def _release_cached(device: str) -> None:
+# Inputs at least this large: the judge hands its cached blocks back to the driver before every
+# request, not only once per phase. Its expected outputs, pristine copies and the reference's own
+# intermediates leave several full-size blocks cached that the worker could otherwise not have (a
+# 7 GiB-per-tensor problem ran the H200 out of memory with both processes' caches full).
+LARGE_SET_BYTES = 1 << 30
+
+
+def release_cache(device: str) -> None:
     if device == "cuda":
         import torch
 
         torch.cuda.empty_cache()
+
+
+def release_cached_if_large(device: str, nbytes: int) -> None:
+    if nbytes >= LARGE_SET_BYTES:
+        release_cache(device)
 
 
 def _initial_sets(env: ReferenceEnv, plan: TimingPlan) -> list[list]:

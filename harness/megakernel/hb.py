@@ -11,7 +11,6 @@ w removed (``Graph.completable(excluded=w)``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
 
 from harness.megakernel.structure import Compiled
 
@@ -20,7 +19,7 @@ class Graph:
     """Queue links, producers and waiters of a compiled schedule.
 
     ``qpred`` (queue predecessor or -1) and ``counts`` (producers per counter) are always needed;
-    ``prods`` (the producers of each counter) only to diagnose deadlocks and partial waits, and
+    ``producers()`` (the producers of each counter) only to diagnose deadlocks and partial waits, and
     ``qsucc``, ``waiters``, ``need0`` only by ``completable`` (witnesses, partial waits), so those
     are built on first use. ``in_order``: the reader found every wait met by producers listed
     before its task, i.e. the document order is an execution order (False when not known).
@@ -29,6 +28,7 @@ class Graph:
     def __init__(self, c: Compiled):
         self.c = c
         self._links = None
+        self._prods = None
         if c.links is not None:
             self.qpred, self.counts, self.in_order, self.programs = c.links
             return
@@ -43,12 +43,16 @@ class Graph:
         for counter in c.out:
             counts[counter] += 1
 
-    @cached_property
-    def prods(self) -> list[list[int]]:
-        prods: list[list[int]] = [[] for _ in self.counts]
-        for i, counter in enumerate(self.c.out):
-            prods[counter].append(i)
-        return prods
+    def producers(self) -> list[list[int]]:
+        """The producers of each counter, in task order: worked out on first use (deadlocks and
+        partial waits only), without functools.cached_property, whose lock costs more than the
+        list does on the small schedules that dominate the corpus."""
+        if self._prods is None:
+            prods: list[list[int]] = [[] for _ in self.counts]
+            for i, counter in enumerate(self.c.out):
+                prods[counter].append(i)
+            self._prods = prods
+        return self._prods
 
     def links(self) -> tuple[list[int], list[list[tuple[int, int]]], list[int]]:
         """(qsucc, waiters, need0): queue successors, (task, threshold) waiting on each counter,

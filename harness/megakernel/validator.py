@@ -129,7 +129,7 @@ def _blockers(c, g, t, done, done_tasks) -> list[tuple[int, int]]:
         edges.append((p, -1))
     for counter, k in c.waits[t]:
         if done[counter] < k:
-            for q in g.prods[counter]:
+            for q in g.producers()[counter]:
                 if q not in done_tasks and q != t:
                     edges.append((q, counter))
     edges.reverse()
@@ -289,7 +289,7 @@ def _partial_cause(c, g, hb: Order, w: int, t: int):
     """A partial wait at or upstream of t whose producers lead back to w (for naming)."""
     for x in [t] + bits(hb.anc[t]):
         for counter, k in c.waits[x]:
-            producers = g.prods[counter]
+            producers = g.producers()[counter]
             if k < len(producers) and any(p == w or (hb.anc[p] >> w) & 1 for p in producers):
                 return x, counter, k, len(producers)
     return None

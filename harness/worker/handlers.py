@@ -37,11 +37,24 @@ def _flatten(output, _tensor=torch.Tensor, _type=type, _isinstance=isinstance, _
     return flat
 
 
-def _plain_outputs(torch, output, _flatten=_flatten, _error=_OutputTypeError) -> list:
+def _plain_outputs(torch, output, inputs=(), _flatten=_flatten, _error=_OutputTypeError, _tensor=torch.Tensor,
+                   _type=type) -> list:
+    """The outputs as a flat list of detached plain tensors, none of them sharing memory with an input.
+
+    An output that is an input (or a view of one) would travel back to the judge as the judge's own
+    memory; the judge's input-mutation check catches one that was changed, this catches it first
+    and by name, on both devices (on CUDA, re-sending a tensor received by IPC fails in the reply).
+    """
     flat = _flatten(output)
     if flat is None:
         raise _error(f"forward returned {type(output).__module__}.{type(output).__name__}; "
                      "it must return a plain torch.Tensor (or a tuple of them)")
+    shared = {t.untyped_storage().data_ptr(): i for i, t in enumerate(inputs) if _type(t) is _tensor}
+    for position, tensor in enumerate(flat):
+        where = shared.get(tensor.untyped_storage().data_ptr())
+        if where is not None and tensor.numel():
+            raise _error(f"output_aliases_input: output {position} shares memory with input {where} "
+                         "(returned in place or as a view); return a new tensor")
     return [t.detach() for t in flat]
 
 
@@ -151,13 +164,17 @@ def call(state, message: dict, _poison=_poison, _plain=_plain_outputs, _sync=_sy
         output = state.model(*message["inputs"])
     launches = guards.triton_launches - launches
     guards.scan_threads()
-    flat = _plain(torch, output)
+    flat = _plain(torch, output, message["inputs"])
     _sync(state)
     return {"ok": True, "outputs": flat, "triton_launches": launches}
 
 
 def set_timing_inputs(state, message: dict) -> dict:
     state.timing_sets = message["sets"]
+    if state.device == "cuda":
+        # The correctness phase's cached blocks (poison, outputs) go back to the driver: the timed
+        # calls allocate their own, and full-size problems need the room.
+        state.torch.cuda.empty_cache()
     return {"ok": True, "count": len(state.timing_sets)}
 
 
@@ -174,7 +191,7 @@ def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, 
         for index in message["indices"]:
             elapsed, output = _timed(state, state.timing_sets[index])
             state.guards.scan_threads()
-            flat = _plain(torch, output)
+            flat = _plain(torch, output, state.timing_sets[index])
             times.append(elapsed)
             fingerprints.append([_fingerprint(t) for t in flat])
             state.retained.append(flat)

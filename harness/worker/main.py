@@ -41,6 +41,10 @@ def main(fd: int) -> int:
             return EXIT_OK
         reply = state.handle(message)
         conn.send_bytes(dump(reply))
+        # Let go of this request's inputs and reply before waiting for the next one: held here, the
+        # last outputs sent by CUDA IPC stay allocated through the next request (on a full-size
+        # problem, one output more in GPU memory while the next call runs).
+        del message, reply
 
 
 def _limit_memory() -> None:

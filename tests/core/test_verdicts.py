@@ -42,6 +42,9 @@ CASES = {
                              "class Lazy(torch.Tensor):\n    pass\n"), "incorrect", "plain torch.Tensor"),
     "input_mutation": (body("        y = torch.relu(x * 2.0 + self.bias)\n        x.zero_()\n        return y"),
                        "incorrect", "input_mutated"),
+    # right values, computed in the input's memory and returned as a view of it
+    "aliases_input": (body("        return x.mul_(2.0).add_(self.bias).relu_().view(x.shape)"),
+                      "incorrect", "output_aliases_input"),
 }
 
 

@@ -1,0 +1,124 @@
+"""Why eager medians can sit above triton.testing.do_bench's: the parts of the worker's protocol,
+one at a time, outside the harness (CUDA only).
+
+    python bench/cuda_timing_probe.py [--problem 'L1/19_*' --problem 'L2/23_*']
+
+For each problem at full size, the median of the reference's forward under:
+  do_bench        triton.testing.do_bench (back to back, its own L2 flush)
+  protocol        the worker's protocol: synchronize, flush, start event, call, synchronize, end
+                  event; the previous output kept alive (as the worker keeps it for the judge)
+  protocol+gap    the same with 20 ms of host idle between calls (the judge's work between batches)
+  protocol+delay  a ~200 us GPU spin between the flush and the start event, so the call is queued
+                  before its window opens (launch latency hidden, as in a queue of calls)
+  protocol+malloc the caching allocator emptied before each call (a cudaMalloc inside the window)
+  protocol+ipc    the input made by another process and received by CUDA IPC, as the worker's are
+Ratios are to do_bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None):
+    import torch
+
+    times, previous = [], None
+    for _ in range(calls + 3):
+        if gap_s:
+            time.sleep(gap_s)
+        if malloc:
+            previous = None
+            torch.cuda.empty_cache()
+        torch.cuda.synchronize()
+        flush.zero_()
+        if delay_cycles:
+            torch.cuda._sleep(delay_cycles)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        output = model(*inputs)
+        torch.cuda.synchronize()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+        previous = output  # noqa: F841 - kept alive like the worker's retained outputs
+    return statistics.median(times[3:])
+
+
+def _producer(queue, done, problem_id):
+    import torch
+
+    from harness.reference import ReferenceEnv
+    from harness.suite import load_selected
+
+    problem = load_selected("full", patterns=[problem_id])[0]
+    env = ReferenceEnv(problem, "cuda", "fp32", secret=1)
+    inputs = env.make_inputs(123)
+    queue.put(inputs)
+    done.wait()
+    del inputs
+    torch.cuda.ipc_collect()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--problem", action="append", default=None)
+    args = parser.parse_args()
+    import torch
+    import torch.multiprocessing as mp
+    import triton.testing
+
+    from harness.reference import ReferenceEnv
+    from harness.suite import load_selected
+
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    flush = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")
+    # ~200 us of spin at the current SM clock (torch.cuda._sleep counts cycles)
+    delay_cycles = int(200e-6 * torch.cuda.get_device_properties(0).clock_rate * 1e3) if hasattr(
+        torch.cuda.get_device_properties(0), "clock_rate") else 400_000
+    rows = []
+    for pattern in args.problem or ["L1/19_*", "L2/23_*"]:
+        problem = load_selected("full", patterns=[pattern])[0]
+        env = ReferenceEnv(problem, "cuda", "fp32", secret=1)
+        inputs = env.make_inputs(123)
+        model = env.model
+        with torch.no_grad():
+            bench = triton.testing.do_bench(lambda: model(*inputs), warmup=50, rep=300, return_mode="median")
+            row = {"problem": problem.id, "do_bench": bench,
+                   "protocol": protocol(model, inputs, flush=flush),
+                   "protocol+gap": protocol(model, inputs, gap_s=0.02, flush=flush),
+                   "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
+                   "protocol+gap+delay": protocol(model, inputs, gap_s=0.02, delay_cycles=delay_cycles, flush=flush),
+                   "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush)}
+        del inputs
+        torch.cuda.empty_cache()
+        context = mp.get_context("spawn")
+        queue, done = context.Queue(), context.Event()
+        child = context.Process(target=_producer, args=(queue, done, problem.id))
+        child.start()
+        received = queue.get(timeout=120)
+        with torch.no_grad():
+            row["protocol+ipc"] = protocol(model, received, flush=flush)
+        del received
+        done.set()
+        child.join(timeout=60)
+        rows.append(row)
+        torch.cuda.empty_cache()
+    names = [k for k in rows[0] if k != "problem"]
+    print("problem | " + " | ".join(names) + "   (ms; ratio to do_bench)")
+    for row in rows:
+        cells = [f"{row[n]:.3f} ({row[n] / row['do_bench']:.2f})" for n in names]
+        print(f"{row['problem']} | " + " | ".join(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
