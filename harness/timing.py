@@ -41,6 +41,7 @@ class TimingOutcome:
     checked: int = 0
     patched: list[str] = field(default_factory=list)
     new_threads: int = 0
+    calls_with_malloc: int = 0     # CUDA: timed calls in which the worker's allocator called cudaMalloc
 
     def summary(self) -> stats.TimingStats | None:
         return stats.summarize(self.times_ms) if self.times_ms else None
@@ -156,6 +157,10 @@ def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: f
     The reported-over-wall check stays on the wall clock: time reported that never passed.
     """
     outcome.patched = sorted(set(outcome.patched) | set(reply.get("patched", [])))
+    allocs = reply.get("device_allocs")
+    if record and isinstance(allocs, list):
+        # the worker's own count, so informational only (a remark, never a flag or a verdict)
+        outcome.calls_with_malloc += sum(1 for n in allocs if type(n) is int and n > 0)
     outcome.new_threads = max(outcome.new_threads, reply.get("new_threads", 0))
     if sum(times) > wall_ms + 1.0:
         outcome.reported_over_wall = True

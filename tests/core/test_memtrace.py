@@ -39,3 +39,42 @@ def test_process_table_is_parsed_from_torch_text():
                 return "GPU:0\nprocess     801 uses    58071.000 MB GPU memory\nprocess    1016 uses      520.000 MB GPU memory"
 
     assert _processes(FakeTorch) == {"801": 56.71, "1016": 0.51}
+
+
+def test_timed_calls_that_called_cudamalloc_are_counted_after_warmup_only():
+    from harness.timing import TimingOutcome, _account
+
+    outcome = TimingOutcome()
+    _account(outcome, {"device_allocs": [1, 1, 1]}, [1.0, 1.0, 1.0], 10.0, record=False)  # warm-up
+    _account(outcome, {"device_allocs": [0, 2, "x", 1]}, [1.0] * 4, 10.0, record=True)
+    _account(outcome, {}, [1.0], 10.0, record=True)  # a CPU reply has no counts
+    assert outcome.calls_with_malloc == 2
+
+
+def test_malloc_remark_names_who_and_how_often():
+    from harness.evaluate import _note_mallocs
+
+    record = {"remarks": []}
+    _note_mallocs(record, "eager", 0, 10)
+    assert record["remarks"] == []
+    _note_mallocs(record, "eager", 7, 10)
+    assert record["remarks"] == ["cuda_malloc_in_timed_calls: eager: 7 of 10 timed calls allocated new device memory "
+                                 "inside the window"]
+
+
+def test_device_allocation_count_reads_the_allocator_statistics():
+    from harness.worker.handlers import device_allocations
+
+    class FakeTorch:
+        class cuda:
+            stats = {"num_device_alloc": 5}
+
+            @classmethod
+            def memory_stats(cls):
+                return cls.stats
+
+    assert device_allocations(FakeTorch) == 5
+    FakeTorch.cuda.stats = {"segment.all.allocated": 3}
+    assert device_allocations(FakeTorch) == 3
+    FakeTorch.cuda.stats = {}
+    assert device_allocations(FakeTorch) is None
