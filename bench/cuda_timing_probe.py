@@ -81,9 +81,9 @@ def main() -> int:
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")
-    # ~200 us of spin at the current SM clock (torch.cuda._sleep counts cycles)
-    delay_cycles = int(200e-6 * torch.cuda.get_device_properties(0).clock_rate * 1e3) if hasattr(
-        torch.cuda.get_device_properties(0), "clock_rate") else 400_000
+    # ~200 us of spin at the SM clock (torch.cuda._sleep counts cycles; clock_rate is in kHz)
+    clock_khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", None)
+    delay_cycles = int(200e-6 * clock_khz * 1e3) if clock_khz else 400_000
     rows = []
     for pattern in args.problem or ["L1/19_*", "L2/23_*"]:
         problem = load_selected("full", patterns=[pattern])[0]
