@@ -62,7 +62,39 @@ def main() -> int:
             print(f"{problem_id} | {phase} | {judge:.1f} | {other:.1f} | {free:.1f} | {len(items)}")
         for record in records:
             print(f"{problem_id} | record | {record['status']} | {record.get('reason', '')[:160]}")
+    _print_timed_calls(marks, rows)
+    if rows:
+        kept = Path(args.runs_dir) / "memory_trace.ndjson"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        print(f"trace: {kept}")
     return 0
+
+
+def _print_timed_calls(marks, rows) -> None:
+    """Per timed worker (candidate, eager, compiled): how many timed calls allocated, how long the
+    worker sat idle before each batch, and the median time of calls after short and long idles."""
+    import statistics
+
+    print("problem | worker | timed calls | calls with cudaMalloc | idle before batch ms (median) | median ms | median ms, allocating calls")
+    for problem_id, start, _ in marks:
+        end = next((s for p, s, _ in marks if s > start), len(rows))
+        by_worker = defaultdict(list)
+        for row in rows[start:end]:
+            if row.get("op") == "time" and isinstance(row.get("times_ms"), list):
+                by_worker[row.get("worker_pid")].append(row)
+        for pid, batches in by_worker.items():
+            times, alloc_times, idles, allocating = [], [], [], 0
+            for row in batches:
+                allocs = row.get("device_allocs") or [0] * len(row["times_ms"])
+                idles.append(row.get("idle_before_ms", 0.0))
+                for elapsed, count in zip(row["times_ms"], allocs):
+                    times.append(elapsed)
+                    if count:
+                        allocating += 1
+                        alloc_times.append(elapsed)
+            median = lambda values: f"{statistics.median(values):.4f}" if values else "-"
+            print(f"{problem_id} | {pid} | {len(times)} | {allocating} | {median(idles)} | {median(times)} | {median(alloc_times)}")
 
 
 if __name__ == "__main__":

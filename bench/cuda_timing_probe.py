@@ -7,7 +7,10 @@ For each problem at full size, the median of the reference's forward under:
   do_bench        triton.testing.do_bench (back to back, its own L2 flush)
   protocol        the worker's protocol: synchronize, flush, start event, call, synchronize, end
                   event; the previous output kept alive (as the worker keeps it for the judge)
-  protocol+gap    the same with 20 ms of host idle between calls (the judge's work between batches)
+  protocol+gapN   the same with N ms of host idle between calls (the judge's work between batches;
+                  --gap-ms, repeatable, default 20)
+  protocol+churn  a tensor the size of the inputs made, filled and handed back to the driver before
+                  each call, outside the window (the judge's refresh and cache release on large sets)
   protocol+delay  a ~200 us GPU spin between the flush and the start event, so the call is queued
                   before its window opens (launch latency hidden, as in a queue of calls)
   protocol+malloc the caching allocator emptied before each call (a cudaMalloc inside the window)
@@ -27,13 +30,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None):
+def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None, churn_bytes=0):
     import torch
 
     times, previous = [], None
     for _ in range(calls + 3):
         if gap_s:
             time.sleep(gap_s)
+        if churn_bytes:
+            scratch = torch.empty(churn_bytes // 4, dtype=torch.float32, device="cuda")
+            scratch.normal_()
+            del scratch
+            torch.cuda.empty_cache()
         if malloc:
             previous = None
             torch.cuda.empty_cache()
@@ -70,7 +78,9 @@ def _producer(queue, done, problem_id):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problem", action="append", default=None)
+    parser.add_argument("--gap-ms", action="append", type=float, default=None, help="host idle between calls (repeatable)")
     args = parser.parse_args()
+    gaps = args.gap_ms or [20.0]
     import torch
     import torch.multiprocessing as mp
     import triton.testing
@@ -93,11 +103,13 @@ def main() -> int:
         with torch.no_grad():
             bench = triton.testing.do_bench(lambda: model(*inputs), warmup=50, rep=300, return_mode="median")
             row = {"problem": problem.id, "do_bench": bench,
-                   "protocol": protocol(model, inputs, flush=flush),
-                   "protocol+gap": protocol(model, inputs, gap_s=0.02, flush=flush),
-                   "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
-                   "protocol+gap+delay": protocol(model, inputs, gap_s=0.02, delay_cycles=delay_cycles, flush=flush),
-                   "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush)}
+                   "protocol": protocol(model, inputs, flush=flush)}
+            for gap in gaps:
+                row[f"protocol+gap{gap:g}"] = protocol(model, inputs, gap_s=gap / 1e3, flush=flush, calls=8 if gap > 100 else 15)
+            input_bytes = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
+            row.update({"protocol+churn": protocol(model, inputs, churn_bytes=input_bytes, flush=flush),
+                        "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
+                        "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush)})
         del inputs
         torch.cuda.empty_cache()
         context = mp.get_context("spawn")

@@ -180,13 +180,17 @@ class WorkerSession:
         reply = self._wait_reply(timeout_s, phase)
         self.last_wall_s = time.perf_counter() - started
         if self.device == "cuda" and memtrace.enabled():
-            memtrace.record(str(message.get("op")), phase, self.process.pid if self.process else None)
+            memtrace.record(str(message.get("op")), phase, self.process.pid if self.process else None,
+                            _trace_fields(message, reply, started, self.last_wall_s, self._last_reply_at))
+        self._last_reply_at = time.perf_counter()
         if reply.get("ok") and reply.get("nonce") != nonce:
             # Only the worker's handlers know the nonce: a success the candidate wrote to the channel
             # itself (a forged reply, or the real one pushed out of step by it) is refused.
             self.kill()
             raise WorkerFailure("rejected", f"a reply in {phase} that does not answer the request (forged on the channel)")
         return reply
+
+    _last_reply_at: float | None = None
 
     def _wait_reply(self, timeout_s: float, phase: str) -> dict:
         deadline = time.monotonic() + timeout_s
@@ -350,3 +354,16 @@ def settle_spare_workers() -> None:
 
 def drain_spare_workers() -> None:
     _SPARES.drain()
+
+
+def _trace_fields(message: dict, reply: dict, started: float, wall_s: float, last_reply_at: float | None) -> dict:
+    """The memory trace's extra fields for one request: the worker's idle time before it and, for a
+    timed batch, the reported times and cudaMalloc counts (all of it the judge's own copy)."""
+    fields = {"wall_ms": round(1e3 * wall_s, 3)}
+    if last_reply_at is not None:
+        fields["idle_before_ms"] = round(1e3 * (started - last_reply_at), 3)
+    if message.get("op") == "time":
+        fields["times_ms"] = reply.get("times_ms")
+        fields["device_allocs"] = reply.get("device_allocs")
+    return fields
+

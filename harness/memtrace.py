@@ -22,8 +22,13 @@ def enabled() -> bool:
     return bool(os.environ.get(ENV))
 
 
-def record(op: str, phase: str, worker_pid: int | None) -> None:
-    """Append one line to the trace file; never raises (a diagnostic must not change a verdict)."""
+def record(op: str, phase: str, worker_pid: int | None, extra: dict | None = None) -> None:
+    """Append one line to the trace file; never raises (a diagnostic must not change a verdict).
+
+    ``extra`` adds fields the judge already holds (a timed batch's times, the worker's cudaMalloc
+    counts, how long the worker sat idle before the request), so one trace shows whether slow timed
+    calls are the ones that allocated or the ones after a long gap.
+    """
     path = os.environ.get(ENV)
     if not path:
         return
@@ -37,6 +42,7 @@ def record(op: str, phase: str, worker_pid: int | None) -> None:
                "judge_reserved_gib": round(torch.cuda.memory_reserved() / _GIB, 2),
                "free_gib": round(free / _GIB, 2), "total_gib": round(total / _GIB, 2),
                "processes_gib": _processes(torch)}
+        row.update(extra or {})
         with open(path, "a") as handle:
             handle.write(json.dumps(row) + "\n")
     except Exception as error:  # noqa: BLE001 - best effort by design

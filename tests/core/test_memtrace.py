@@ -78,3 +78,14 @@ def test_device_allocation_count_reads_the_allocator_statistics():
     assert device_allocations(FakeTorch) == 3
     FakeTorch.cuda.stats = {}
     assert device_allocations(FakeTorch) is None
+
+
+def test_trace_fields_carry_a_timed_batchs_times_allocations_and_idle_gap():
+    from harness.judge import _trace_fields
+
+    fields = _trace_fields({"op": "time"}, {"times_ms": [1.5, 1.6], "device_allocs": [0, 1]},
+                           started=10.25, wall_s=0.004, last_reply_at=10.0)
+    assert fields == {"wall_ms": 4.0, "idle_before_ms": 250.0, "times_ms": [1.5, 1.6], "device_allocs": [0, 1]}
+    first = _trace_fields({"op": "call"}, {"outputs": []}, started=1.0, wall_s=0.5, last_reply_at=None)
+    assert first == {"wall_ms": 500.0}
+
