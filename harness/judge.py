@@ -85,6 +85,7 @@ class WorkerSession:
         self.process: subprocess.Popen | None = None
         self.conn: Connection | None = None
         self.last_wall_s = 0.0
+        self._last_reply_at: float | None = None  # the memory trace's idle time before a request
         self.ready = False          # the worker's start-up message has been read
         self.adopted_spare = False
 
@@ -189,8 +190,6 @@ class WorkerSession:
             self.kill()
             raise WorkerFailure("rejected", f"a reply in {phase} that does not answer the request (forged on the channel)")
         return reply
-
-    _last_reply_at: float | None = None
 
     def _wait_reply(self, timeout_s: float, phase: str) -> dict:
         deadline = time.monotonic() + timeout_s
