@@ -227,8 +227,9 @@ def _correctness(session, env: ReferenceEnv, opts: EvalOptions, cache: EvalCache
         expected = env.expected(inputs)
         pristine = clone_inputs(inputs)
         phase, limit = ("first call", opts.limits.first_call_s) if trial == 0 else ("correctness", opts.limits.call_s)
-        poison = 2 * sum(t.numel() * t.element_size() for t in expected)
-        if trial == 0 or poison >= 2 * LARGE_SET_BYTES:
+        output_bytes = sum(t.numel() * t.element_size() for t in expected)
+        poison = 2 * output_bytes
+        if trial == 0 or output_bytes >= LARGE_SET_BYTES:
             release_cache(opts.device)  # the judge's cached blocks are memory the worker cannot have (CUDA only)
         reply = session.request({"op": "call", "inputs": inputs, "poison_bytes": poison}, limit, phase)
         if not reply.get("ok"):

@@ -68,10 +68,9 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         used.update(indices)
         checked = _choose_checked(indices, env, sets, plan, rng)
         expected = {pos: (env.expected(sets[indices[pos]]), clone_inputs(sets[indices[pos]])) for pos in checked}
-        # The judge keeps its cached blocks from here on: handing them back to the driver before each
-        # batch and taking them again for the next refresh made every timed call of a 6 GiB problem
-        # 1.3x slower than do_bench (cudaFree/cudaMalloc of that size just before a call slows the
-        # call itself, bench/cuda_timing_probe.py "protocol+churn"). The peak is the same either way.
+        # The judge keeps its cached blocks from here on. Handing them back to the driver before each
+        # batch and taking them again for the next refresh kept eager 27% and 32% above do_bench on
+        # L1/19 and L1/26 (6 GiB a tensor); without it, 16% and 13% (docs/HARNESS.md). Same peak.
         reply, wall_ms, cpu_ms = _time_batch(session, env.device, indices, batch_timeout_s)
         if not reply.get("ok"):
             outcome.failure = (reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
@@ -100,7 +99,7 @@ def _time_batch(session: WorkerSession, device: str, indices: list[int], timeout
     return reply, 1e3 * session.last_wall_s, cpu_ms
 
 
-# Outputs at least twice this large: the judge hands its cached blocks back to the driver before
+# Outputs at least this large: the judge hands its cached blocks back to the driver before
 # every correctness call, not only before the first. Its expected outputs, pristine copies and the
 # reference's own intermediates leave several full-size blocks cached that the worker could
 # otherwise not have (a 7 GiB-per-tensor problem ran the H200 out of memory with both processes'

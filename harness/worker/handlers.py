@@ -191,7 +191,8 @@ def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, 
     on_gpu = state.device == "cuda"
     if on_gpu:
         # Outputs sent to the judge last batch wait in PyTorch's IPC limbo until collected; collected
-        # here, outside any window, their blocks serve this batch's outputs without a cudaMalloc.
+        # here, outside any window, so their blocks can serve this batch's outputs. (On the H200 the
+        # counts of in-window cudaMallocs were the same with and without it: docs/HARNESS.md.)
         _ipc_collect()  # bound at import: a candidate's patch of torch.cuda cannot run here
     with torch.no_grad():
         for index in message["indices"]:
