@@ -52,8 +52,9 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
     outcome = TimingOutcome()
     sets, counter = _initial_sets(env, plan), [0]
     outcome.sets = len(sets)
+    readback = readback_buffers(env.expected(sets[0]), min(len(sets), plan.max_batch_calls))
     release_cache(env.device)  # what the judge freed is the worker's to use for its timed calls
-    session.request({"op": "set_timing_inputs", "sets": sets}, batch_timeout_s, "timing")
+    session.request({"op": "set_timing_inputs", "sets": sets, "readback": readback}, batch_timeout_s, "timing")
     used: set[int] = set()
     next_index, started = 0, time.perf_counter()
     warmup_left = WARMUP_CALLS
@@ -81,7 +82,8 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
             break
         _account(outcome, reply, times, wall_ms, record=warmup_left <= 0, cpu_ms=cpu_ms)
         warmup_left = max(0, warmup_left - size)
-        outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance, batch_timeout_s)
+        outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance,
+                                         batch_timeout_s, readback)
         outcome.checked += len(checked)
         # Drop this batch's expected outputs and pristine inputs before the next batch makes its
         # own: held across the loop they are two full-size tensors more at the peak.
@@ -188,16 +190,58 @@ def _difference(after: float | None, before: float | None) -> float | None:
     return None if after is None or before is None else after - before
 
 
-def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, timeout_s):
+def readback_buffers(example: list, slots: int) -> list[list]:
+    """Judge-owned memory the worker copies checked timed outputs into, shared with it once.
+
+    The worker's own output blocks are then never shared. A block shared by CUDA IPC returns to the
+    worker's caching allocator only once both processes let go of it (PyTorch keeps it in "IPC
+    limbo" until then), so the next timed calls had to cudaMalloc inside their windows: on the H200,
+    2 to 6 of every 10 calls on the 6 GiB problems (docs/HARNESS.md). One slot per call a batch can
+    check; each slot shaped like the reference's outputs.
+    """
+    return [[t.new_empty(t.shape) for t in example] for _ in range(slots)]
+
+
+def _poison_readback(slot: list, want: list) -> None:
+    """Make every element of a slot differ from the expected output before the worker fills it, so
+    a worker that says "copied" without copying shows stale or empty memory as a mismatch."""
+    import torch
+
+    for buffer, expected in zip(slot, want):
+        if buffer.shape != expected.shape or buffer.dtype != expected.dtype:
+            continue
+        if buffer.dtype == torch.bool:
+            torch.logical_not(expected, out=buffer)
+        elif buffer.is_floating_point() or buffer.is_complex():
+            buffer.fill_(float("nan"))
+        else:
+            torch.bitwise_xor(expected, 1, out=buffer)
+
+
+def _received_outputs(entries, readback: list, checked: list[int]) -> list[list] | None:
+    """The checked outputs: a slot of the readback buffers where the worker copied into it (entry
+    None), else the tensors it sent (an output the slots do not fit: another shape, dtype or count)."""
+    if not isinstance(entries, list) or len(entries) != len(checked) or len(checked) > len(readback):
+        return None
+    received = [readback[slot] if entry is None else entry for slot, entry in enumerate(entries)]
+    return received if _well_formed_outputs(received, len(checked)) else None
+
+
+def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, timeout_s, readback):
     if not checked:
         session.request({"op": "outputs", "positions": []}, timeout_s, "timing")
         return None
+    for slot, position in enumerate(checked[:len(readback)]):
+        _poison_readback(readback[slot], expected[position][0])
+    # Finished before the worker copies: its stream is not ordered after the judge's.
+    _synchronize(next((t.device.type for slot in readback for t in slot), "cpu"))
     got = session.request({"op": "outputs", "positions": checked}, timeout_s, "timing")
     if not got.get("ok"):
         return got.get("kind", "runtime_error"), got.get("message", "could not read timed outputs")
-    if not _well_formed_outputs(got.get("outputs"), len(checked)):
-        return "rejected", "malformed outputs reply: not one list of tensors per checked call"
-    for position, received in zip(checked, got["outputs"]):
+    outputs = _received_outputs(got.get("outputs"), readback, checked)
+    if outputs is None:
+        return "rejected", "malformed outputs reply: not one list of tensors (or copied slot) per checked call"
+    for position, received in zip(checked, outputs):
         want, pristine = expected[position]
         result = checks.compare_outputs(want, list(received), tolerance, tolerance)
         if not result.ok:

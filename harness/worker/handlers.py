@@ -171,6 +171,7 @@ def call(state, message: dict, _poison=_poison, _plain=_plain_outputs, _sync=_sy
 
 def set_timing_inputs(state, message: dict) -> dict:
     state.timing_sets = message["sets"]
+    state.readback = message.get("readback") or []   # the judge's buffers for checked outputs
     if state.device == "cuda":
         # The correctness phase's cached blocks (poison, outputs) go back to the driver: the timed
         # calls allocate their own, and full-size problems need the room.
@@ -223,9 +224,32 @@ def device_allocations(torch) -> int | None:
     return value if type(value) is int else None
 
 
-def outputs(state, message: dict) -> dict:
+def outputs(state, message: dict, _sync=_sync) -> dict:
+    """The checked timed outputs, copied into the judge's readback slots (None in the reply), or sent
+    as they are where they do not fit a slot; every kept output is let go of here.
+
+    Copying keeps the worker's own blocks out of CUDA IPC, so they go straight back to its caching
+    allocator and the next timed call reuses them instead of calling cudaMalloc in its window.
+    """
     kept, state.retained = state.retained, []
-    return {"ok": True, "outputs": [kept[i] for i in message["positions"]]}
+    readback = getattr(state, "readback", [])
+    entries = []
+    for slot, position in enumerate(message["positions"]):
+        flat = kept[position]
+        target = readback[slot] if slot < len(readback) else None
+        if _fits(flat, target):
+            for destination, source in zip(target, flat):
+                destination.copy_(source)
+            entries.append(None)
+        else:
+            entries.append(flat)
+    _sync(state)  # the copies are done before the judge reads its buffers
+    return {"ok": True, "outputs": entries}
+
+
+def _fits(flat: list, target: list | None) -> bool:
+    return (target is not None and len(flat) == len(target)
+            and all(s.shape == d.shape and s.dtype == d.dtype and s.device == d.device for s, d in zip(flat, target)))
 
 
 def profile(state, message: dict, _sync=_sync) -> dict:
