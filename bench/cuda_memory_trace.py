@@ -76,7 +76,8 @@ def _print_timed_calls(marks, rows) -> None:
     worker sat idle before each batch, and the median time of calls after short and long idles."""
     import statistics
 
-    print("problem | worker | timed calls | calls with cudaMalloc | idle before batch ms (median) | median ms | median ms, allocating calls")
+    print("problem | worker | timed calls | calls with cudaMalloc | of them after an OOM retry | cudaFree calls | "
+          "idle before batch ms (median) | median ms | median ms, allocating calls")
     for problem_id, start, _ in marks:
         end = next((s for p, s, _ in marks if s > start), len(rows))
         by_worker = defaultdict(list)
@@ -84,17 +85,22 @@ def _print_timed_calls(marks, rows) -> None:
             if row.get("op") == "time" and isinstance(row.get("times_ms"), list):
                 by_worker[row.get("worker_pid")].append(row)
         for pid, batches in by_worker.items():
-            times, alloc_times, idles, allocating = [], [], [], 0
+            times, alloc_times, idles, allocating, retried, frees = [], [], [], 0, 0, 0
             for row in batches:
-                allocs = row.get("device_allocs") or [0] * len(row["times_ms"])
+                calls = len(row["times_ms"])
+                allocs = row.get("device_allocs") or [0] * calls
+                retries = row.get("alloc_retries") or [0] * calls
+                frees += sum(n for n in row.get("device_frees") or [] if n > 0)
                 idles.append(row.get("idle_before_ms", 0.0))
-                for elapsed, count in zip(row["times_ms"], allocs):
+                for elapsed, count, retry in zip(row["times_ms"], allocs, retries):
                     times.append(elapsed)
                     if count:
                         allocating += 1
+                        retried += retry > 0
                         alloc_times.append(elapsed)
             median = lambda values: f"{statistics.median(values):.4f}" if values else "-"
-            print(f"{problem_id} | {pid} | {len(times)} | {allocating} | {median(idles)} | {median(times)} | {median(alloc_times)}")
+            print(f"{problem_id} | {pid} | {len(times)} | {allocating} | {retried} | {frees} | {median(idles)} | "
+                  f"{median(times)} | {median(alloc_times)}")
 
 
 if __name__ == "__main__":

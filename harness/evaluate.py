@@ -268,6 +268,7 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
             "stats": summary.to_dict() if summary else None,
             "overhead_ms": median(timing.overhead_ms) if timing and timing.overhead_ms else None,
             "calls_with_malloc": timing.calls_with_malloc if timing else 0,
+            "calls_with_retry": timing.calls_with_retry if timing else 0,
         }
     return cache.baselines[key]
 
@@ -279,7 +280,7 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
     record.update(candidate_ms=summary.median_ms, candidate_ms_iqr=summary.iqr_ms,
                   candidate_ms_ci=[summary.ci_low_ms, summary.ci_high_ms], candidate_n=summary.n,
                   timed_input_sets=verdict["timing"].sets, timed_outputs_checked=verdict["timing"].checked)
-    _note_mallocs(record, "candidate", verdict["timing"].calls_with_malloc, summary.n)
+    _note_mallocs(record, "candidate", verdict["timing"].calls_with_malloc, summary.n, verdict["timing"].calls_with_retry)
     kinds = ["eager"] + (["compile"] if opts.with_compile() else [])
     for kind in kinds:
         result = baseline(problem, kind, opts, cache)
@@ -287,7 +288,7 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
             base = result["stats"]
             record.update({f"{kind}_ms": base["median_ms"], f"{kind}_ms_iqr": base["iqr_ms"],
                            f"{kind}_ms_ci": [base["ci_low_ms"], base["ci_high_ms"]], f"{kind}_n": base["n"]})
-            _note_mallocs(record, kind, result.get("calls_with_malloc", 0), base["n"])
+            _note_mallocs(record, kind, result.get("calls_with_malloc", 0), base["n"], result.get("calls_with_retry", 0))
         else:
             record["remarks"].append(f"{kind}_baseline_failed: {result['status']}: {result['reason'][:200]}")
     record["speedup"] = stats.ratio(record["eager_ms"], record["candidate_ms"])
@@ -297,11 +298,12 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
     record["sol_fraction"] = sol.sol_fraction(record["sol_ms"], record["candidate_ms"])
 
 
-def _note_mallocs(record: dict, who: str, calls: int, timed: int) -> None:
-    """A remark when timed calls paid for cudaMalloc inside their window (see handlers.device_allocations)."""
+def _note_mallocs(record: dict, who: str, calls: int, timed: int, retried: int = 0) -> None:
+    """A remark when timed calls paid for cudaMalloc inside their window (see handlers.allocator_counts)."""
     if calls:
         record["remarks"].append(f"cuda_malloc_in_timed_calls: {who}: {calls} of {timed} timed calls "
-                                 "allocated new device memory inside the window")
+                                 f"allocated new device memory inside the window, {retried} of them after "
+                                 "an out-of-memory retry")
 
 
 def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> None:

@@ -364,5 +364,7 @@ def _trace_fields(message: dict, reply: dict, started: float, wall_s: float, las
     if message.get("op") == "time":
         fields["times_ms"] = reply.get("times_ms")
         fields["device_allocs"] = reply.get("device_allocs")
+        fields["device_frees"] = reply.get("device_frees")
+        fields["alloc_retries"] = reply.get("alloc_retries")
     return fields
 

@@ -42,6 +42,7 @@ class TimingOutcome:
     patched: list[str] = field(default_factory=list)
     new_threads: int = 0
     calls_with_malloc: int = 0     # CUDA: timed calls in which the worker's allocator called cudaMalloc
+    calls_with_retry: int = 0      # ... of which after an out-of-memory retry (the device was full)
 
     def summary(self) -> stats.TimingStats | None:
         return stats.summarize(self.times_ms) if self.times_ms else None
@@ -156,10 +157,13 @@ def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: f
     The reported-over-wall check stays on the wall clock: time reported that never passed.
     """
     outcome.patched = sorted(set(outcome.patched) | set(reply.get("patched", [])))
-    allocs = reply.get("device_allocs")
+    allocs, retries = reply.get("device_allocs"), reply.get("alloc_retries")
     if record and isinstance(allocs, list):
         # the worker's own count, so informational only (a remark, never a flag or a verdict)
         outcome.calls_with_malloc += sum(1 for n in allocs if type(n) is int and n > 0)
+        if isinstance(retries, list) and len(retries) == len(allocs):
+            outcome.calls_with_retry += sum(1 for n, r in zip(allocs, retries)
+                                            if type(n) is int and n > 0 and type(r) is int and r > 0)
     outcome.new_threads = max(outcome.new_threads, reply.get("new_threads", 0))
     if sum(times) > wall_ms + 1.0:
         outcome.reported_over_wall = True

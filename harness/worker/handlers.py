@@ -197,31 +197,38 @@ def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, 
         _ipc_collect()  # bound at import: a candidate's patch of torch.cuda cannot run here
     with torch.no_grad():
         for index in message["indices"]:
-            before = device_allocations(torch) if on_gpu else None
+            before = allocator_counts(torch) if on_gpu else None
             elapsed, output = _timed(state, state.timing_sets[index])
-            after = device_allocations(torch) if on_gpu else None
+            after = allocator_counts(torch) if on_gpu else None
             state.guards.scan_threads()
             flat = _plain(torch, output, state.timing_sets[index])
             times.append(elapsed)
             fingerprints.append([_fingerprint(t) for t in flat])
             state.retained.append(flat)
             if before is not None and after is not None:
-                allocs.append(after - before)
+                allocs.append([a - b for a, b in zip(after, before)])
     reply = {"ok": True, "times_ms": times, "fingerprints": fingerprints}
     if allocs:
-        reply["device_allocs"] = allocs
+        reply["device_allocs"], reply["device_frees"], reply["alloc_retries"] = (list(c) for c in zip(*allocs))
     return reply
 
 
-def device_allocations(torch) -> int | None:
-    """How many times the caching allocator has asked the driver for memory (cudaMalloc) so far.
+def allocator_counts(torch) -> tuple[int, int, int]:
+    """The caching allocator's counts so far: cudaMalloc calls, cudaFree calls, out-of-memory retries.
 
     A call that needs a new segment pays for cudaMalloc inside its timed window, which a loop that
     reuses cached blocks (triton's do_bench) never does; the judge reports how often it happened.
+    A retry means a cudaMalloc failed and the allocator freed its cached blocks to try again, so the
+    device was full, not the cache cold. (-1 where this build's statistics lack a count.)
     """
     stats = torch.cuda.memory_stats()
-    value = stats.get("num_device_alloc", stats.get("segment.all.allocated"))
-    return value if type(value) is int else None
+
+    def count(*names):
+        value = next((stats[n] for n in names if n in stats), -1)
+        return value if type(value) is int else -1
+
+    return (count("num_device_alloc", "segment.all.allocated"), count("num_device_free", "segment.all.freed"),
+            count("num_alloc_retries"))
 
 
 def outputs(state, message: dict, _sync=_sync) -> dict:

@@ -48,7 +48,10 @@ def test_timed_calls_that_called_cudamalloc_are_counted_after_warmup_only():
     _account(outcome, {"device_allocs": [1, 1, 1]}, [1.0, 1.0, 1.0], 10.0, record=False)  # warm-up
     _account(outcome, {"device_allocs": [0, 2, "x", 1]}, [1.0] * 4, 10.0, record=True)
     _account(outcome, {}, [1.0], 10.0, record=True)  # a CPU reply has no counts
-    assert outcome.calls_with_malloc == 2
+    assert outcome.calls_with_malloc == 2 and outcome.calls_with_retry == 0
+    # a retry counts only on a call that also allocated
+    _account(outcome, {"device_allocs": [1, 0, 1], "alloc_retries": [1, 1, 0]}, [1.0] * 3, 10.0, record=True)
+    assert outcome.calls_with_malloc == 4 and outcome.calls_with_retry == 1
 
 
 def test_malloc_remark_names_who_and_how_often():
@@ -57,35 +60,36 @@ def test_malloc_remark_names_who_and_how_often():
     record = {"remarks": []}
     _note_mallocs(record, "eager", 0, 10)
     assert record["remarks"] == []
-    _note_mallocs(record, "eager", 7, 10)
+    _note_mallocs(record, "eager", 7, 10, 2)
     assert record["remarks"] == ["cuda_malloc_in_timed_calls: eager: 7 of 10 timed calls allocated new device memory "
-                                 "inside the window"]
+                                 "inside the window, 2 of them after an out-of-memory retry"]
 
 
-def test_device_allocation_count_reads_the_allocator_statistics():
-    from harness.worker.handlers import device_allocations
+def test_allocator_counts_read_the_allocator_statistics():
+    from harness.worker.handlers import allocator_counts
 
     class FakeTorch:
         class cuda:
-            stats = {"num_device_alloc": 5}
+            stats = {"num_device_alloc": 5, "num_device_free": 2, "num_alloc_retries": 1}
 
             @classmethod
             def memory_stats(cls):
                 return cls.stats
 
-    assert device_allocations(FakeTorch) == 5
-    FakeTorch.cuda.stats = {"segment.all.allocated": 3}
-    assert device_allocations(FakeTorch) == 3
+    assert allocator_counts(FakeTorch) == (5, 2, 1)
+    FakeTorch.cuda.stats = {"segment.all.allocated": 3, "segment.all.freed": 1}
+    assert allocator_counts(FakeTorch) == (3, 1, -1)
     FakeTorch.cuda.stats = {}
-    assert device_allocations(FakeTorch) is None
+    assert allocator_counts(FakeTorch) == (-1, -1, -1)
 
 
 def test_trace_fields_carry_a_timed_batchs_times_allocations_and_idle_gap():
     from harness.judge import _trace_fields
 
-    fields = _trace_fields({"op": "time"}, {"times_ms": [1.5, 1.6], "device_allocs": [0, 1]},
-                           started=10.25, wall_s=0.004, last_reply_at=10.0)
-    assert fields == {"wall_ms": 4.0, "idle_before_ms": 250.0, "times_ms": [1.5, 1.6], "device_allocs": [0, 1]}
+    reply = {"times_ms": [1.5, 1.6], "device_allocs": [0, 1], "device_frees": [0, 0], "alloc_retries": [0, 0]}
+    fields = _trace_fields({"op": "time"}, reply, started=10.25, wall_s=0.004, last_reply_at=10.0)
+    assert fields == {"wall_ms": 4.0, "idle_before_ms": 250.0, "times_ms": [1.5, 1.6], "device_allocs": [0, 1],
+                      "device_frees": [0, 0], "alloc_retries": [0, 0]}
     first = _trace_fields({"op": "call"}, {"outputs": []}, started=1.0, wall_s=0.5, last_reply_at=None)
     assert first == {"wall_ms": 500.0}
 
