@@ -164,19 +164,27 @@ class Guards:
             caches = tuple(os.environ.get(name, "") for name in _CACHE_VARIABLES)
             self._origins = Origins(os.path.realpath(os.getcwd()), caches)
         origins = self._origins
-        for ident, frame in _frames().items():
-            if ident == self.main_thread:
-                continue
-            while frame is not None:
-                # Only the candidate's own files count here: library threads may run code that
-                # torch or triton generated without a file ("<string>"), which is not the candidate's.
-                filename = frame.f_code.co_filename
-                if filename.startswith(origins.workdir) and origins.of(filename) == CANDIDATE:
-                    label = f"thread:{frame.f_code.co_name} in {os.path.basename(frame.f_code.co_filename)}"
-                    if label not in self.thread_findings:
-                        self.thread_findings.append(label)
-                    break
-                frame = frame.f_back
+        frames = _frames()
+        try:
+            for ident, frame in frames.items():
+                if ident == self.main_thread:
+                    continue
+                while frame is not None:
+                    # Only the candidate's own files count here: library threads may run code that
+                    # torch or triton generated without a file ("<string>"), which is not the candidate's.
+                    filename = frame.f_code.co_filename
+                    if filename.startswith(origins.workdir) and origins.of(filename) == CANDIDATE:
+                        label = f"thread:{frame.f_code.co_name} in {os.path.basename(frame.f_code.co_filename)}"
+                        if label not in self.thread_findings:
+                            self.thread_findings.append(label)
+                        break
+                    frame = frame.f_back
+        finally:
+            # The dict holds this very frame, and `frame` may be left at it: either local makes a
+            # reference cycle that keeps this frame, and so the caller's frame with its locals (the
+            # timed call's output), alive until the cyclic collector runs. On the H200 that made
+            # timed calls cudaMalloc new output blocks inside their windows (docs/HARNESS.md).
+            frames = frame = None
         return len(self.thread_findings)
 
     def new_threads(self) -> int:

@@ -92,3 +92,44 @@ def test_a_sent_output_of_the_wrong_shape_is_incorrect_and_a_malformed_reply_rej
     for outputs in ([None, None], "copied", [["not a tensor"]]):
         bad = _Session(lambda positions, o=outputs: {"ok": True, "outputs": o})
         assert _check(bad, sets, expected, readback, [[0.0]])[0] == "rejected"
+
+
+# A candidate that fails on purpose when an earlier output of its own is still alive as it is called
+# again. One input set, so every timed batch is one call and nothing is retained across calls by
+# design; the cyclic collector is off, so only plain reference counting may free the outputs.
+LIFETIME_PROBE = """
+import gc
+import torch
+import torch.nn as nn
+from torch.multiprocessing.reductions import StorageWeakRef
+
+gc.disable()
+_earlier = []
+
+class ModelNew(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, x):
+        alive = sum(1 for ref in _earlier if not ref.expired())
+        out = torch.relu(x * 2.0 + self.bias)
+        _earlier.append(StorageWeakRef(out.untyped_storage()))
+        return out + 1.0 if alive else out
+"""
+
+
+def test_the_worker_lets_go_of_each_output_before_the_next_call(scale_relu):
+    """Outputs held until the cyclic collector runs (a frame kept alive by a reference cycle in the
+    worker's thread scan did this) make every timed call on the GPU allocate a new output block
+    inside its window. Here such an output turns the candidate's answer wrong."""
+    from harness.evaluate import EvalCache, EvalOptions, evaluate
+    from harness.judge import WorkerLimits
+    from harness.stats import StopRule
+    from harness.timing import TimingPlan
+
+    opts = EvalOptions(trials=3, plan=TimingPlan(stop=StopRule(budget_ms=50), memory_budget_bytes=1),
+                       limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=20, call_s=20))
+    record = evaluate(scale_relu, LIFETIME_PROBE, opts, EvalCache())
+    assert record["status"] == "ok", record["reason"]
+    assert record["timed_input_sets"] == 1 and record["timed_outputs_checked"] >= 10
