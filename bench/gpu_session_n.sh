@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# GPU call N (prepared 2026-12-01 for the next session), in stages that each fit one command:
+#   STAGE=1  the starter set with `reference`, twice, compared with do_bench, after the worker's
+#            thread scan stopped keeping timed outputs alive (docs/HARNESS.md, "Timing and
+#            do_bench"); prints each record's in-window cudaMalloc remark (with OOM retries);
+#   STAGE=2  mkevolve (builtin) on the representative subset at full size, resumable;
+#   STAGE=3  mkevolve resumed, then `reference` baselines with torch.compile, resumable.
+# Carry results/scratch/gpu (the inductor records for the compare) in the FIRST call only: a carried
+# path replaces the device's copy, so carrying it again throws away what earlier stages wrote there.
+set -u
+export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
+O=${OUT:-/tmp/out}; R=results/scratch/gpu; mkdir -p "$O" "$R"
+STAGE=${STAGE:-1}
+trap 'tar czf "$O/session_n$STAGE.tgz" --exclude="$R/ind" "$R" 2>/dev/null' EXIT
+t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
+KB="python3 -m pytest -p harness.pytest_plugin suites/kernelbench -q -p no:cacheprovider --device cuda --size full"
+MK="$KB --generator mkevolve --provider builtin --subset representative --compile-baseline off --timing-budget-ms 300 --runs-dir $R/mk --resume"
+mk() { lap "mkevolve, $(left) s left"; timeout $(( $(left) - ${1:-0} )) $MK 2>&1 | grep -v "^\.\|^$" | tail -6; }
+case $STAGE in
+1)
+  P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
+  lap "reference, starter set"; timeout 230 $P --runs-dir $R/ref1 2>&1 | tail -2
+  lap "reference again"; timeout 210 $P --runs-dir $R/ref2 2>&1 | tail -2
+  lap "compare"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind --do-bench > $R/compare.txt 2>&1
+  tail -19 $R/compare.txt
+  python3 - <<'PY'
+import glob, json
+for path in sorted(glob.glob("results/scratch/gpu/ref[12]/*.jsonl")):
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("type") == "record" and r.get("remarks"):
+            print(path.split("/")[3], r["problem_id"], "|", "; ".join(r["remarks"]))
+PY
+  ;;
+2) mk ;;
+3)
+  mk 200
+  B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base --resume"
+  lap "baselines, $(left) s left"; timeout $(left) $B 2>&1 | grep -v "^\.\|^$" | tail -6
+  ;;
+esac
+lap "done"
