@@ -28,7 +28,9 @@ def main() -> None:
     rows += [("validator, small schedules (<=16 tasks)", f"{t['small_per_s']:,.0f} /s", f"n={t['small_n']}, mean {t['small_mean_tasks']:.1f} tasks"),
              ("validator, <=32 tasks", f"{t['upto32_per_s']:,.0f} /s", f"n={t['upto32_n']}"),
              ("validator, corpus mix", f"{t['mixed_per_s']:,.0f} /s", f"n={t['mixed_n']}, mean {t['mixed_mean_tasks']:.1f} tasks"),
-             ("validator, largest lowering", f"{t['largest']['seconds'] * 1e3:.1f} ms", f"{t['largest']['tasks']} tasks")]
+             ("validator, largest lowering", f"{t['largest']['seconds'] * 1e3:.1f} ms", f"{t['largest']['tasks']} tasks"),
+             # next to the rates, so a slow or shared core can be told from a slow validator
+             ("python_calibration_us", f"{t['python_calibration_us']:.1f} us", "sum(range(1000)); ~8-10 on an idle core")]
     if not args.skip_corpus:
         suite.corpus_part(summary, args.seed, args.size, args.workers)
         c, co = summary["confusion"], summary["corpus"]
