@@ -51,9 +51,11 @@ class TimingOutcome:
 def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tolerance: float,
                rng: random.Random, batch_timeout_s: float) -> TimingOutcome:
     outcome = TimingOutcome()
-    sets, counter = _initial_sets(env, plan), [0]
+    sets, example = _initial_sets(env, plan)
+    counter = [0]
     outcome.sets = len(sets)
-    readback = readback_buffers(env.expected(sets[0]), min(len(sets), plan.max_batch_calls))
+    readback = readback_buffers(example, min(len(sets), plan.max_batch_calls))
+    del example
     release_cache(env.device)  # what the judge freed is the worker's to use for its timed calls
     session.request({"op": "set_timing_inputs", "sets": sets, "readback": readback}, batch_timeout_s, "timing")
     used: set[int] = set()
@@ -117,11 +119,14 @@ def release_cache(device: str) -> None:
         torch.cuda.empty_cache()
 
 
-def _initial_sets(env: ReferenceEnv, plan: TimingPlan) -> list[list]:
+def _initial_sets(env: ReferenceEnv, plan: TimingPlan) -> tuple[list[list], list]:
+    """The timing input sets, as many as the memory budget allows, and the reference's outputs on
+    the first (their sizes set the count; their shapes, the readback slots')."""
     first = env.make_inputs(env.timing_seed(0))
-    per_set = 3 * _bytes(first) + 2 * _bytes(env.expected(first))
+    example = env.expected(first)
+    per_set = 3 * _bytes(first) + 2 * _bytes(example)
     count = max(1, min(plan.max_sets, plan.memory_budget_bytes // max(per_set, 1)))
-    return [first] + [env.make_inputs(env.timing_seed(n)) for n in range(1, count)]
+    return [first] + [env.make_inputs(env.timing_seed(n)) for n in range(1, count)], example
 
 
 def _refresh(env: ReferenceEnv, sets: list[list], indices: list[int], counter: list[int]) -> None:
@@ -197,11 +202,11 @@ def _difference(after: float | None, before: float | None) -> float | None:
 def readback_buffers(example: list, slots: int) -> list[list]:
     """Judge-owned memory the worker copies checked timed outputs into, shared with it once.
 
-    The worker's own output blocks are then never shared. A block shared by CUDA IPC returns to the
+    The worker's own output blocks are then never shared: a block shared by CUDA IPC returns to the
     worker's caching allocator only once both processes let go of it (PyTorch keeps it in "IPC
-    limbo" until then), so the next timed calls had to cudaMalloc inside their windows: on the H200,
-    2 to 6 of every 10 calls on the 6 GiB problems (docs/HARNESS.md). One slot per call a batch can
-    check; each slot shaped like the reference's outputs.
+    limbo" until then). On the H200 this alone did not remove the in-window cudaMallocs of the 6 GiB
+    problems (docs/HARNESS.md). One slot per call a batch can check; each slot shaped like the
+    reference's outputs.
     """
     return [[t.new_empty(t.shape) for t in example] for _ in range(slots)]
 

@@ -182,8 +182,8 @@ class Guards:
         finally:
             # The dict holds this very frame, and `frame` may be left at it: either local makes a
             # reference cycle that keeps this frame, and so the caller's frame with its locals (the
-            # timed call's output), alive until the cyclic collector runs. On the H200 that made
-            # timed calls cudaMalloc new output blocks inside their windows (docs/HARNESS.md).
+            # timed call's output), alive until the cyclic collector runs: every timed call then
+            # needs a new output block (found on the CPU; docs/HARNESS.md, "Timing and do_bench").
             frames = frame = None
         return len(self.thread_findings)
 

@@ -235,8 +235,8 @@ def outputs(state, message: dict, _sync=_sync) -> dict:
     """The checked timed outputs, copied into the judge's readback slots (None in the reply), or sent
     as they are where they do not fit a slot; every kept output is let go of here.
 
-    Copying keeps the worker's own blocks out of CUDA IPC, so they go straight back to its caching
-    allocator and the next timed call reuses them instead of calling cudaMalloc in its window.
+    Copying keeps the worker's own blocks out of CUDA IPC, so they go back to its caching allocator
+    as soon as they are let go of, not when the judge's side also has.
     """
     kept, state.retained = state.retained, []
     readback = getattr(state, "readback", [])
