@@ -72,6 +72,7 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
         used.update(indices)
         checked = _choose_checked(indices, env, sets, plan, rng)
         expected = {pos: (env.expected(sets[indices[pos]]), clone_inputs(sets[indices[pos]])) for pos in checked}
+        poison_batch(readback, len(indices), expected)
         # The judge keeps its cached blocks from here on. Handing them back to the driver before each
         # batch and taking them again for the next refresh kept eager 27% and 32% above do_bench on
         # L1/19 and L1/26 (6 GiB a tensor); without it, 16% and 13% (docs/HARNESS.md). Same peak.
@@ -96,7 +97,7 @@ def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tole
 
 def _time_batch(session: WorkerSession, device: str, indices: list[int], timeout_s: float):
     """One timed batch: the worker's reply, the judge's wall clock and the worker's CPU time for it."""
-    _synchronize(device)
+    _synchronize(device)  # the slots' poison is written before the worker's copies (other streams)
     # On the GPU the worker may sleep in synchronize: its CPU time says nothing about GPU work.
     cpu_before = worker_cpu_ms(session) if device == "cpu" else None
     reply = session.request({"op": "time", "indices": indices}, timeout_s, "timing")
@@ -200,39 +201,53 @@ def _difference(after: float | None, before: float | None) -> float | None:
 
 
 def readback_buffers(example: list, slots: int) -> list[list]:
-    """Judge-owned memory the worker copies checked timed outputs into, shared with it once.
+    """Judge-owned memory the worker copies each timed output into, shared with it once.
 
-    The worker's own output blocks are then never shared: a block shared by CUDA IPC returns to the
-    worker's caching allocator only once both processes let go of it (PyTorch keeps it in "IPC
-    limbo" until then). On the H200 this alone did not remove the in-window cudaMallocs of the 6 GiB
-    problems (docs/HARNESS.md). One slot per call a batch can check; each slot shaped like the
-    reference's outputs.
+    One slot per call of a batch, each shaped like the reference's outputs. The worker copies an
+    output into its slot right after the call and lets go of it, so the next call reuses its block:
+    with outputs kept until the judge had read the checked ones, each batch larger than the warm-up
+    allocated new blocks inside its first windows (on the H200, 3 of 12 timed calls of L1/40 and
+    L2/40, eager and candidate alike; docs/HARNESS.md). Its own output blocks also never enter CUDA
+    IPC, where a block returns to its caching allocator only once both processes let go of it.
     """
     return [[t.new_empty(t.shape) for t in example] for _ in range(slots)]
 
 
-def _poison_readback(slot: list, want: list) -> None:
-    """Make every element of a slot differ from the expected output before the worker fills it, so
-    a worker that says "copied" without copying shows stale or empty memory as a mismatch."""
+def poison_batch(readback: list, calls: int, expected: dict) -> None:
+    """Before a batch: poison the slots its calls will fill, so a slot the worker says it copied
+    into but did not shows a mismatch. Every slot is poisoned (which calls are checked stays secret);
+    a checked call's slot so that every element differs from its expected output."""
+    for position in range(min(calls, len(readback))):
+        want = expected[position][0] if position in expected else None
+        _poison_readback(readback[position], want)
+
+
+def _poison_readback(slot: list, want: list | None) -> None:
+    """NaN in floating buffers; elsewhere each element flipped from the expected output (from the
+    buffer's own stale content where there is none to hand)."""
     import torch
 
-    for buffer, expected in zip(slot, want):
-        if buffer.shape != expected.shape or buffer.dtype != expected.dtype:
-            continue
-        if buffer.dtype == torch.bool:
-            torch.logical_not(expected, out=buffer)
-        elif buffer.is_floating_point() or buffer.is_complex():
+    for number, buffer in enumerate(slot):
+        if buffer.is_floating_point() or buffer.is_complex():
             buffer.fill_(float("nan"))
+            continue
+        reference = want[number] if want is not None and number < len(want) else buffer
+        if reference.shape != buffer.shape or reference.dtype != buffer.dtype:
+            reference = buffer
+        if buffer.dtype == torch.bool:
+            torch.logical_not(reference, out=buffer)
         else:
-            torch.bitwise_xor(expected, 1, out=buffer)
+            torch.bitwise_xor(reference, 1, out=buffer)
 
 
 def _received_outputs(entries, readback: list, checked: list[int]) -> list[list] | None:
-    """The checked outputs: a slot of the readback buffers where the worker copied into it (entry
-    None), else the tensors it sent (an output the slots do not fit: another shape, dtype or count)."""
-    if not isinstance(entries, list) or len(entries) != len(checked) or len(checked) > len(readback):
+    """The checked outputs: the call's readback slot where the worker copied into it (entry None),
+    else the tensors it sent (an output the slots do not fit: another shape, dtype or count)."""
+    if not isinstance(entries, list) or len(entries) != len(checked):
         return None
-    received = [readback[slot] if entry is None else entry for slot, entry in enumerate(entries)]
+    if any(entry is None and position >= len(readback) for position, entry in zip(checked, entries)):
+        return None
+    received = [readback[position] if entry is None else entry for position, entry in zip(checked, entries)]
     return received if _well_formed_outputs(received, len(checked)) else None
 
 
@@ -240,10 +255,6 @@ def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, 
     if not checked:
         session.request({"op": "outputs", "positions": []}, timeout_s, "timing")
         return None
-    for slot, position in enumerate(checked[:len(readback)]):
-        _poison_readback(readback[slot], expected[position][0])
-    # Finished before the worker copies: its stream is not ordered after the judge's.
-    _synchronize(next((t.device.type for slot in readback for t in slot), "cpu"))
     got = session.request({"op": "outputs", "positions": checked}, timeout_s, "timing")
     if not got.get("ok"):
         return got.get("kind", "runtime_error"), got.get("message", "could not read timed outputs")

@@ -184,11 +184,15 @@ def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, 
     """Time one call per index, each on its own input set; L2 flushed before each on CUDA.
 
     The timed window closes only after a device-wide synchronize, so work on side streams counts.
-    Outputs are kept (the judge asks for them next) and fingerprinted at return; threads running
-    candidate code are looked for right after each call.
+    Each output is fingerprinted at return and copied, outside the window, into the judge's readback
+    slot for its place in the batch (kept as it is where it does not fit one), then let go of: the
+    next call reuses its block, so no call allocates a new output block inside its window because
+    earlier outputs of the batch are still alive. Threads running candidate code are looked for
+    right after each call.
     """
     torch = state.torch
     times, fingerprints, state.retained, allocs = [], [], [], []
+    readback = getattr(state, "readback", [])
     on_gpu = state.device == "cuda"
     if on_gpu:
         # Outputs sent to the judge last batch wait in PyTorch's IPC limbo until collected; collected
@@ -196,7 +200,7 @@ def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, 
         # counts of in-window cudaMallocs were the same with and without it: docs/HARNESS.md.)
         _ipc_collect()  # bound at import: a candidate's patch of torch.cuda cannot run here
     with torch.no_grad():
-        for index in message["indices"]:
+        for position, index in enumerate(message["indices"]):
             before = allocator_counts(torch) if on_gpu else None
             elapsed, output = _timed(state, state.timing_sets[index])
             after = allocator_counts(torch) if on_gpu else None
@@ -204,13 +208,26 @@ def time_calls(state, message: dict, _timed=_timed_call, _plain=_plain_outputs, 
             flat = _plain(torch, output, state.timing_sets[index])
             times.append(elapsed)
             fingerprints.append([_fingerprint(t) for t in flat])
-            state.retained.append(flat)
+            state.retained.append(keep_output(readback, position, flat))
+            # Names still bound during the next call would keep this output's block in use.
+            output = flat = None
             if before is not None and after is not None:
                 allocs.append([a - b for a, b in zip(after, before)])
     reply = {"ok": True, "times_ms": times, "fingerprints": fingerprints}
     if allocs:
         reply["device_allocs"], reply["device_frees"], reply["alloc_retries"] = (list(c) for c in zip(*allocs))
     return reply
+
+
+def keep_output(readback: list, position: int, flat: list) -> list | None:
+    """Copy a timed output into the readback slot for its place in the batch (None: copied), or keep
+    it as it is where it does not fit the slot (another shape, dtype, device or count)."""
+    target = readback[position] if position < len(readback) else None
+    if not _fits(flat, target):
+        return flat
+    for destination, source in zip(target, flat):
+        destination.copy_(source)
+    return None
 
 
 def allocator_counts(torch) -> tuple[int, int, int]:
@@ -232,25 +249,15 @@ def allocator_counts(torch) -> tuple[int, int, int]:
 
 
 def outputs(state, message: dict, _sync=_sync) -> dict:
-    """The checked timed outputs, copied into the judge's readback slots (None in the reply), or sent
-    as they are where they do not fit a slot; every kept output is let go of here.
+    """The checked timed outputs: None for one already in its readback slot, else the tensors kept.
+    Every kept output is let go of here.
 
-    Copying keeps the worker's own blocks out of CUDA IPC, so they go back to its caching allocator
+    The slots keep the worker's own blocks out of CUDA IPC, so they go back to its caching allocator
     as soon as they are let go of, not when the judge's side also has.
     """
     kept, state.retained = state.retained, []
-    readback = getattr(state, "readback", [])
-    entries = []
-    for slot, position in enumerate(message["positions"]):
-        flat = kept[position]
-        target = readback[slot] if slot < len(readback) else None
-        if _fits(flat, target):
-            for destination, source in zip(target, flat):
-                destination.copy_(source)
-            entries.append(None)
-        else:
-            entries.append(flat)
-    _sync(state)  # the copies are done before the judge reads its buffers
+    entries = [kept[position] for position in message["positions"]]
+    _sync(state)  # the copies into the slots are done before the judge reads them
     return {"ok": True, "outputs": entries}
 
 

@@ -2,8 +2,8 @@
 
 - The *judge* version is what candidates are verified against: its ``Model`` loads the full model's
   weights for the modules it declares, and ``get_inputs`` returns the activations the unit received in
-  a run of the full model, each trial multiplied by ``1 + NOISE * randn`` drawn from the judge's seeded
-  RNG (so trials differ, while signs, zeros and scales stay those of real activations).
+  a run of the full model, each trial multiplied by ``1 + NOISE * randn`` drawn on the judge's device
+  from its seeded RNG (so trials differ, while signs, zeros and scales stay those of real activations).
 - The *prompt* version is what the model (or the builtin writer) is shown: the same ``Model`` with
   ordinary random initialisation and random inputs of the captured shapes, plus a comment saying what
   the captured inputs look like. It is short, so it costs few tokens, and it runs on the meta device.
@@ -30,9 +30,14 @@ def judge_source(spec: SubSpec, title: str, capture: Path) -> str:
         _imports(spec),
         f"_CAPTURED = torch.load({str(capture)!r}, map_location=\"cpu\", weights_only=True)\nNOISE = {NOISE}",
         _model(spec, fill="empty", load=True),
-        "def get_inputs():\n    return [_perturbed(t) for t in _CAPTURED[\"inputs\"]]",
-        "def _perturbed(t):\n    if not t.is_floating_point():\n        return t.clone()\n"
-        "    return t * (1 + NOISE * torch.randn(t.shape, dtype=t.dtype, device=t.device))",
+        # The capture is kept on the CPU; each trial's copy is made on the judge's device (the
+        # harness calls get_inputs under `with torch.device(...)`) and perturbed there, in place:
+        # perturbing a full-size activation on the CPU took minutes per proposal on the H200 box
+        # (L1/23's 6.4 GB input, docs/MEASUREMENTS.md).
+        "def get_inputs():\n    device = torch.get_default_device()\n"
+        "    return [_perturbed(t.to(device=device, copy=True)) for t in _CAPTURED[\"inputs\"]]",
+        "def _perturbed(t):\n    if t.is_floating_point():\n"
+        "        t.mul_(torch.randn_like(t).mul_(NOISE).add_(1))\n    return t",
         "def get_init_inputs():\n    return []",
     ]
     return "\n\n\n".join(body) + "\n"

@@ -1,12 +1,14 @@
 """Checked timed outputs travel back through judge-owned readback buffers (harness.timing).
 
-The worker copies a checked output into a slot the judge shared with it once, so its own output
-blocks are never shared; these tests pin both sides of that exchange and that a worker which claims
+The worker copies each timed output into the slot for its place in the batch, a buffer the judge
+shared with it once, and lets go of it, so its own output blocks are never shared and never held
+while the next call runs; these tests pin both sides of that exchange and that a worker which claims
 a copy it did not make gains nothing.
 """
 
 from types import SimpleNamespace
 
+import pytest
 import torch
 
 from harness import timing
@@ -37,40 +39,51 @@ def _check(session, sets, expected, readback, fingerprints):
     return timing._check_outputs(session, sets, indices, indices, expected, reply, 1e-4, 5.0, readback)
 
 
-def test_worker_copies_outputs_that_fit_a_slot_and_sends_the_rest():
+def test_worker_copies_outputs_that_fit_their_slot_and_keeps_the_rest():
     readback = timing.readback_buffers([torch.zeros(4, 3)], slots=2)
-    state = SimpleNamespace(device="cpu", readback=readback,
-                            retained=[[torch.ones(4, 3)], [torch.ones(5, 3)]])
-    reply = handlers.outputs(state, {"positions": [0, 1]})
-    assert reply["outputs"][0] is None                      # copied into slot 0
+    assert handlers.keep_output(readback, 0, [torch.ones(4, 3)]) is None      # copied into slot 0
     assert torch.equal(readback[0][0], torch.ones(4, 3))
-    assert reply["outputs"][1][0].shape == (5, 3)           # another shape: sent as it is
-    assert state.retained == []                             # every kept output let go
+    kept = handlers.keep_output(readback, 1, [torch.ones(5, 3)])              # another shape: kept
+    assert kept[0].shape == (5, 3) and not torch.equal(readback[1][0], torch.ones(4, 3))
+    assert handlers.keep_output(readback, 2, [torch.ones(4, 3)]) is not None  # no slot that far
+    state = SimpleNamespace(device="cpu", retained=[None, kept])
+    reply = handlers.outputs(state, {"positions": [1, 0]})
+    assert reply["outputs"][0] is kept and reply["outputs"][1] is None
+    assert state.retained == []                                               # every kept output let go
 
 
 def test_judge_accepts_copied_outputs_that_match():
     sets, expected = _batch([1.0, 3.0])
     readback = timing.readback_buffers(expected[0][0], slots=2)
-
-    def honest(positions):
-        for slot, pos in enumerate(positions):
-            readback[slot][0].copy_(sets[pos][0] * 2)
-        return {"ok": True, "outputs": [None] * len(positions)}
-
+    timing.poison_batch(readback, len(sets), expected)
+    for pos, s in enumerate(sets):   # what the worker does right after each call
+        handlers.keep_output(readback, pos, [s[0] * 2])
+    honest = _Session(lambda positions: {"ok": True, "outputs": [None] * len(positions)})
     prints = [[handlers.fingerprint(s[0] * 2)] for s in sets]
-    assert _check(_Session(honest), sets, expected, readback, prints) is None
+    assert _check(honest, sets, expected, readback, prints) is None
 
 
 def test_a_worker_that_claims_a_copy_it_did_not_make_is_incorrect():
     sets, expected = _batch([1.0, 3.0])
     readback = timing.readback_buffers(expected[0][0], slots=2)
-    # The slots hold last batch's right answers; the judge poisons them before asking.
-    for slot, pos in enumerate(range(2)):
-        readback[slot][0].copy_(expected[pos][0][0])
+    # The slots hold right answers from before; the judge poisons them before the batch.
+    for pos in range(2):
+        readback[pos][0].copy_(expected[pos][0][0])
+    timing.poison_batch(readback, len(sets), expected)
     lazy = _Session(lambda positions: {"ok": True, "outputs": [None] * len(positions)})
     prints = [[handlers.fingerprint(s[0] * 2)] for s in sets]
     status, reason = _check(lazy, sets, expected, readback, prints)
     assert status == "incorrect" and "nan" in reason.lower()
+
+
+def test_every_slot_of_a_batch_is_poisoned_checked_or_not():
+    sets, expected = _batch([1.0, 3.0, 5.0])
+    readback = timing.readback_buffers(expected[0][0], slots=4)
+    for slot in readback:
+        slot[0].fill_(7.0)
+    timing.poison_batch(readback, 3, {1: expected[1]})   # only call 1 checked
+    assert all(bool(readback[pos][0].isnan().all()) for pos in range(3))
+    assert bool((readback[3][0] == 7.0).all())           # beyond the batch: left alone
 
 
 def test_poison_differs_from_the_expected_output_for_every_dtype():
@@ -80,6 +93,10 @@ def test_poison_differs_from_the_expected_output_for_every_dtype():
         slot[0].copy_(want)
         timing._poison_readback(slot, [want])
         differs = slot[0].isnan() if want.is_floating_point() else slot[0] != want
+        assert bool(differs.all()), want.dtype
+        stale = slot[0].clone()
+        timing._poison_readback(slot, None)   # an unchecked call's slot: flipped from what it held
+        differs = slot[0].isnan() if want.is_floating_point() else slot[0] != stale
         assert bool(differs.all()), want.dtype
 
 
@@ -95,8 +112,7 @@ def test_a_sent_output_of_the_wrong_shape_is_incorrect_and_a_malformed_reply_rej
 
 
 # A candidate that fails on purpose when an earlier output of its own is still alive as it is called
-# again. One input set, so every timed batch is one call and nothing is retained across calls by
-# design; the cyclic collector is off, so only plain reference counting may free the outputs.
+# again. The cyclic collector is off, so only plain reference counting may free the outputs.
 LIFETIME_PROBE = """
 import gc
 import torch
@@ -119,17 +135,20 @@ class ModelNew(nn.Module):
 """
 
 
-def test_the_worker_lets_go_of_each_output_before_the_next_call(scale_relu):
-    """Outputs held until the cyclic collector runs (a frame kept alive by a reference cycle in the
-    worker's thread scan did this) make every timed call on the GPU allocate a new output block
-    inside its window. Here such an output turns the candidate's answer wrong."""
+@pytest.mark.parametrize("memory_budget", [1, 1 << 30], ids=["one_set", "several_sets"])
+def test_the_worker_lets_go_of_each_output_before_the_next_call(scale_relu, memory_budget):
+    """An output still alive at the next call makes that call allocate a new output block inside its
+    window on the GPU: held until the cyclic collector ran (a frame kept alive by a reference cycle in
+    the worker's thread scan), or kept until the judge read the batch's checked outputs (several sets
+    a batch). Here such an output turns the candidate's answer wrong."""
     from harness.evaluate import EvalCache, EvalOptions, evaluate
     from harness.judge import WorkerLimits
     from harness.stats import StopRule
     from harness.timing import TimingPlan
 
-    opts = EvalOptions(trials=3, plan=TimingPlan(stop=StopRule(budget_ms=50), memory_budget_bytes=1),
+    opts = EvalOptions(trials=3, plan=TimingPlan(stop=StopRule(budget_ms=50), memory_budget_bytes=memory_budget),
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=20, call_s=20))
     record = evaluate(scale_relu, LIFETIME_PROBE, opts, EvalCache())
     assert record["status"] == "ok", record["reason"]
-    assert record["timed_input_sets"] == 1 and record["timed_outputs_checked"] >= 10
+    assert record["timed_outputs_checked"] >= 10
+    assert (record["timed_input_sets"] == 1) == (memory_budget == 1)

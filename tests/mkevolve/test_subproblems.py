@@ -88,6 +88,23 @@ def test_trials_differ_by_small_noise_that_keeps_signs_and_zeros():
         space.close()
 
 
+def test_trials_are_made_on_the_judges_device_and_leave_the_capture_as_it_was():
+    # The harness calls get_inputs under `with torch.device(...)`; the meta device stands in for CUDA
+    # here: a trial made on the CPU and moved later would come back on the CPU.
+    space, decomposition, _ = workspace_for(toys.CONV_RELU_BIAS)
+    try:
+        module = space.subproblem(decomposition.units[1])[0].module()
+        captured = module._CAPTURED["inputs"][0]
+        kept = captured.clone()
+        with torch.device("meta"):
+            trial = module.get_inputs()[0]
+        assert trial.device.type == "meta" and trial.shape == captured.shape
+        module.get_inputs()  # on the CPU: perturbed in place, so it must be a copy
+        assert torch.equal(captured, kept)
+    finally:
+        space.close()
+
+
 def test_prompt_source_is_a_plain_problem_that_traces_on_the_meta_device():
     space, decomposition, _ = workspace_for(toys.MLP)
     try:
