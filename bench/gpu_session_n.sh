@@ -4,7 +4,10 @@
 #            thread scan stopped keeping timed outputs alive (docs/HARNESS.md, "Timing and
 #            do_bench"); prints each record's in-window cudaMalloc remark (with OOM retries);
 #   STAGE=2  mkevolve (builtin) on the representative subset at full size, resumable;
-#   STAGE=3  mkevolve resumed, then `reference` baselines with torch.compile, resumable.
+#   STAGE=3  mkevolve resumed, then `reference` baselines with torch.compile, resumable;
+#   STAGE=4  the fp32 matmul precision probe (L1/1's size, then K = 8192), about 30 s.
+# Calls N and O ran STAGE=1 and 2 (docs/MEASUREMENTS.md); STAGE=1 again shows the whole starter set
+# after call O's readback change.
 # Carry results/scratch/gpu (the inductor records for the compare) in the FIRST call only: a carried
 # path replaces the device's copy, so carrying it again throws away what earlier stages wrote there.
 set -u
@@ -38,6 +41,10 @@ PY
   mk 200
   B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base --resume"
   lap "baselines, $(left) s left"; timeout $(left) $B 2>&1 | grep -v "^\.\|^$" | tail -6
+  ;;
+4)
+  lap "matmul precision"; python3 bench/matmul_precision_probe.py
+  python3 bench/matmul_precision_probe.py --n 2048 --k 8192 --variant default | tail -3
   ;;
 esac
 lap "done"
