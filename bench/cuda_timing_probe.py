@@ -15,6 +15,10 @@ For each problem at full size, the median of the reference's forward under:
                   before its window opens (launch latency hidden, as in a queue of calls)
   protocol+malloc the caching allocator emptied before each call (a cudaMalloc inside the window)
   protocol+ipc    the input made by another process and received by CUDA IPC, as the worker's are
+  protocol-endnow the end event recorded right after the call, before the device-wide synchronize
+                  (what the synchronize before the end event costs)
+  protocol+rotate each call on the next of --sets fresh input sets, as the worker's timed calls are
+  do_bench+rotate do_bench cycling over the same input sets
 Ratios are to do_bench.
 """
 
@@ -30,11 +34,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None, churn_bytes=0):
+def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None, churn_bytes=0,
+             end_now=False, rotate=None):
     import torch
 
     times, previous = [], None
-    for _ in range(calls + 3):
+    for call in range(calls + 3):
+        if rotate:
+            inputs = rotate[call % len(rotate)]
         if gap_s:
             time.sleep(gap_s)
         if churn_bytes:
@@ -52,7 +59,8 @@ def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, f
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         output = model(*inputs)
-        torch.cuda.synchronize()
+        if not end_now:
+            torch.cuda.synchronize()
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
@@ -79,6 +87,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problem", action="append", default=None)
     parser.add_argument("--gap-ms", action="append", type=float, default=None, help="host idle between calls (repeatable)")
+    parser.add_argument("--sets", type=int, default=4, help="input sets for the rotate variants (default 4)")
     args = parser.parse_args()
     gaps = args.gap_ms or [20.0]
     import torch
@@ -109,7 +118,19 @@ def main() -> int:
             input_bytes = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
             row.update({"protocol+churn": protocol(model, inputs, churn_bytes=input_bytes, flush=flush),
                         "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
-                        "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush)})
+                        "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush),
+                        "protocol-endnow": protocol(model, inputs, end_now=True, flush=flush)})
+            if args.sets > 1:
+                sets = [inputs] + [env.make_inputs(124 + i) for i in range(args.sets - 1)]
+                row["protocol+rotate"] = protocol(model, inputs, rotate=sets, calls=16, flush=flush)
+                turn = [0]
+
+                def rotating():
+                    turn[0] += 1
+                    return model(*sets[turn[0] % len(sets)])
+
+                row["do_bench+rotate"] = triton.testing.do_bench(rotating, warmup=50, rep=300, return_mode="median")
+                del sets
         del inputs
         torch.cuda.empty_cache()
         context = mp.get_context("spawn")

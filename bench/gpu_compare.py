@@ -1,6 +1,6 @@
 """Read reference and inductor run files measured on a GPU and print the core checks.
 
-Usage: python bench/gpu_compare.py --first DIR --second DIR --inductor DIR [--do-bench]
+Usage: python bench/gpu_compare.py --first DIR --second DIR [--inductor PATH ...] [--do-bench]
 - reference speedups (eager / reference-as-candidate; should be 0.9-1.1);
 - the same candidate timed twice (two reference runs): median relative difference of medians;
 - eager medians against triton.testing.do_bench with its L2 flush (--do-bench, needs the GPU);
@@ -17,10 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def by_problem(folder: str) -> dict:
+def by_problem(*paths: str) -> dict:
     from harness.results import load_records
 
-    return {r["problem_id"]: r for r in load_records([folder])}
+    return {r["problem_id"]: r for r in load_records(paths)} if paths else {}
 
 
 def do_bench_eager(problem_id: str, record: dict) -> float:
@@ -50,10 +50,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--first", required=True)
     parser.add_argument("--second", required=True)
-    parser.add_argument("--inductor", required=True)
+    parser.add_argument("--inductor", nargs="+", default=[],
+                        help="inductor run files or folders (a later file's record of a problem wins)")
     parser.add_argument("--do-bench", action="store_true")
     args = parser.parse_args()
-    first, second, inductor = by_problem(args.first), by_problem(args.second), by_problem(args.inductor)
+    first, second, inductor = by_problem(args.first), by_problem(args.second), by_problem(*args.inductor)
     shared = sorted(set(first) & set(second))
     bench = {}
     if args.do_bench:

@@ -6,10 +6,12 @@
 #   STAGE=2  mkevolve (builtin) on the representative subset at full size, resumable;
 #   STAGE=3  mkevolve resumed, then `reference` baselines with torch.compile, resumable;
 #   STAGE=4  the fp32 matmul precision probe (L1/1's size, then K = 8192), about 30 s.
+# STAGE=1 ends with bench/cuda_timing_probe.py on the problems furthest from do_bench in call N
+# (L1/95, L2/23) and the one outside 0.9-1.1 (L1/47), with the end-event and rotating-input variants.
 # Calls N and O ran STAGE=1 and 2 (docs/MEASUREMENTS.md); STAGE=1 again shows the whole starter set
 # after call O's readback change.
-# Carry results/scratch/gpu (the inductor records for the compare) in the FIRST call only: a carried
-# path replaces the device's copy, so carrying it again throws away what earlier stages wrote there.
+# The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
+# problem wins). Never carry results/scratch/gpu: a carried path replaces what earlier stages wrote.
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 O=${OUT:-/tmp/out}; R=results/scratch/gpu; mkdir -p "$O" "$R"
@@ -25,7 +27,7 @@ case $STAGE in
   P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
   lap "reference, starter set"; timeout 230 $P --runs-dir $R/ref1 2>&1 | tail -2
   lap "reference again"; timeout 210 $P --runs-dir $R/ref2 2>&1 | tail -2
-  lap "compare"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind --do-bench > $R/compare.txt 2>&1
+  lap "compare"; timeout $(( $(left) - 90 )) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor results/runs/h200/*inductor.jsonl --do-bench > $R/compare.txt 2>&1
   tail -19 $R/compare.txt
   python3 - <<'PY'
 import glob, json
@@ -35,6 +37,8 @@ for path in sorted(glob.glob("results/scratch/gpu/ref[12]/*.jsonl")):
         if r.get("type") == "record" and r.get("remarks"):
             print(path.split("/")[3], r["problem_id"], "|", "; ".join(r["remarks"]))
 PY
+  lap "timing probe"; timeout $(left) python3 bench/cuda_timing_probe.py --problem 'L1/95_*' --problem 'L2/23_*' --problem 'L1/47_*' > $R/probe.txt 2>&1
+  cat $R/probe.txt | tail -5
   ;;
 2) mk ;;
 3)

@@ -71,9 +71,7 @@ def main(argv=None) -> int:
     rows = [("torch fp32 vs float64", compare(torch_fp32, exact)),
             ("torch split-K fp32 vs torch fp32", compare(split, torch_fp32))]
     for variant in args.variant or ["default", "conservative"]:
-        namespace: dict = {}
-        exec(compile(write_kernel(source, variant), f"<builtin {variant}>", "exec"), namespace)
-        model = namespace["ModelNew"]().to(args.device)
+        model = _load_model_new(write_kernel(source, variant), variant)().to(args.device)
         with torch.no_grad():
             got = model(a, b)
         rows += [(f"builtin {variant} vs float64", compare(got, exact)),
@@ -82,6 +80,22 @@ def main(argv=None) -> int:
     for name, text in rows:
         print(f"{name:<{width}}  {text}")
     return 0
+
+
+def _load_model_new(text: str, variant: str):
+    """ModelNew of a kernel source, imported from a file: triton.jit reads each kernel's source
+    through inspect, which fails for code run by exec (the interpreter on the CPU does not care)."""
+    import importlib.util
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="crucible-mm-probe-"))
+    path = folder / f"builtin_{variant}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(f"crucible_mm_probe_{variant}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # triton looks the module up while compiling
+    spec.loader.exec_module(module)
+    return module.ModelNew
 
 
 def _cuda() -> bool:
