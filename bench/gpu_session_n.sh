@@ -4,18 +4,25 @@
 #            thread scan stopped keeping timed outputs alive (docs/HARNESS.md, "Timing and
 #            do_bench"); prints each record's in-window cudaMalloc remark (with OOM retries);
 #   STAGE=2  mkevolve (builtin) on the representative subset at full size, resumable;
-#   STAGE=3  mkevolve resumed, then `reference` baselines with torch.compile, resumable;
+#   STAGE=3  `reference` baselines with torch.compile, resumable (about 28 s a problem);
 #   STAGE=4  the fp32 matmul precision probe (L1/1's size, then K = 8192), about 30 s.
 # STAGE=1 ends with bench/cuda_timing_probe.py on the problems furthest from do_bench in call N
 # (L1/95, L2/23) and the one outside 0.9-1.1 (L1/47), with the end-event and rotating-input variants.
-# Calls N and O ran STAGE=1 and 2 (docs/MEASUREMENTS.md); STAGE=1 again shows the whole starter set
-# after call O's readback change.
+# Calls N and O ran STAGE=1 and 2, call P (2026-12-02) STAGE=1, the baselines and mkevolve through
+# Level 1 (docs/MEASUREMENTS.md). Next: STAGE=4 (the probe now imports its kernel from a file), then
+# STAGE=2 (mkevolve, Levels 2 and 3) and STAGE=3 (baselines from L1/20 on), each resumed.
+# Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards.
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
 # problem wins). Never carry results/scratch/gpu: a carried path replaces what earlier stages wrote.
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 O=${OUT:-/tmp/out}; R=results/scratch/gpu; mkdir -p "$O" "$R"
 STAGE=${STAGE:-1}
+# Resumed runs start from the committed ones (a fresh machine has no results/scratch), so --resume
+# skips what earlier sessions measured and appends to the same run file.
+seed() { [ -n "$(ls "$1" 2>/dev/null)" ] || { mkdir -p "$1"; cp $2 "$1"/; }; }
+seed $R/mk "results/runs/h200/mkevolve/20261201T233851Z-129925_*"
+seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 trap 'tar czf "$O/session_n$STAGE.tgz" --exclude="$R/ind" "$R" 2>/dev/null' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
@@ -42,7 +49,6 @@ PY
   ;;
 2) mk ;;
 3)
-  mk 200
   B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base --resume"
   lap "baselines, $(left) s left"; timeout $(left) $B 2>&1 | grep -v "^\.\|^$" | tail -6
   ;;
