@@ -130,7 +130,7 @@ def main() -> int:
                     return model(*sets[turn[0] % len(sets)])
 
                 row["do_bench+rotate"] = triton.testing.do_bench(rotating, warmup=50, rep=300, return_mode="median")
-                del sets
+                del sets, rotating  # the closure holds the sets too; free them before the next problem
         del inputs
         torch.cuda.empty_cache()
         context = mp.get_context("spawn")

@@ -23,12 +23,12 @@ STAGE=${STAGE:-1}
 seed() { [ -n "$(ls "$1" 2>/dev/null)" ] || { mkdir -p "$1"; cp $2 "$1"/; }; }
 seed $R/mk "results/runs/h200/mkevolve/20261201T233851Z-129925_*"
 seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
-trap 'tar czf "$O/session_n$STAGE.tgz" --exclude="$R/ind" "$R" 2>/dev/null' EXIT
+trap 'tar czf "$O/session_n$STAGE.tgz" "$R" 2>/dev/null' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
 KB="python3 -m pytest -p harness.pytest_plugin suites/kernelbench -q -p no:cacheprovider --device cuda --size full"
 MK="$KB --generator mkevolve --provider builtin --subset representative --compile-baseline off --timing-budget-ms 300 --runs-dir $R/mk --resume"
-mk() { lap "mkevolve, $(left) s left"; timeout $(( $(left) - ${1:-0} )) $MK 2>&1 | grep -v "^\.\|^$" | tail -6; }
+mk() { lap "mkevolve, $(left) s left"; timeout $(left) $MK 2>&1 | grep -v "^\.\|^$" | tail -6; }
 case $STAGE in
 1)
   P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
