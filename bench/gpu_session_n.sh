@@ -5,13 +5,18 @@
 #            do_bench"); prints each record's in-window cudaMalloc remark (with OOM retries);
 #   STAGE=2  mkevolve (builtin) on the representative subset at full size, resumable;
 #   STAGE=3  `reference` baselines with torch.compile, resumable (about 28 s a problem);
-#   STAGE=4  the fp32 matmul precision probe (L1/1's size, then K = 8192), about 30 s.
+#   STAGE=4  the fp32 matmul precision probe (L1/1's size, then K = 8192), about 30 s;
+#   STAGE=5  mkevolve again, in a new resumable run, on the problems the float64 second look and the
+#            slower-than-PyTorch rule (both 2026-12-02, after call Q) should change: L1/1, 6, 18
+#            (rejected against cuBLAS at 1e-4) and L2/23, 28, 33, L3/1, 5, 20 (below 0.9x).
 # STAGE=1 ends with bench/cuda_timing_probe.py on the problems furthest from do_bench in call N
 # (L1/95, L2/23) and the one outside 0.9-1.1 (L1/47), with the end-event and rotating-input variants.
 # Calls N and O ran STAGE=1 and 2, call P (2026-12-02) STAGE=1, the baselines and mkevolve through
-# Level 1 (docs/MEASUREMENTS.md). Next: STAGE=4 (the probe now imports its kernel from a file), then
-# STAGE=2 (mkevolve, Levels 2 and 3) and STAGE=3 (baselines from L1/20 on), each resumed.
-# Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards.
+# Level 1, calls Q1 and Q2 STAGE=4, STAGE=2 through L3/20 and STAGE=3 through L1/21
+# (docs/MEASUREMENTS.md). Next: STAGE=5, STAGE=2 (L3/21, 33, 38, 43, about 2 min each) and STAGE=3
+# (baselines from L1/22 on), each resumed.
+# Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards
+# ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
 # problem wins). Never carry results/scratch/gpu: a carried path replaces what earlier stages wrote.
 set -u
@@ -23,11 +28,13 @@ STAGE=${STAGE:-1}
 seed() { [ -n "$(ls "$1" 2>/dev/null)" ] || { mkdir -p "$1"; cp $2 "$1"/; }; }
 seed $R/mk "results/runs/h200/mkevolve/20261201T233851Z-129925_*"
 seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
+[ -n "$(ls results/runs/h200/mkevolve_rerun 2>/dev/null)" ] && seed $R/mk2 "results/runs/h200/mkevolve_rerun/*"
 trap 'tar czf "$O/session_n$STAGE.tgz" "$R" 2>/dev/null' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
 KB="python3 -m pytest -p harness.pytest_plugin suites/kernelbench -q -p no:cacheprovider --device cuda --size full"
-MK="$KB --generator mkevolve --provider builtin --subset representative --compile-baseline off --timing-budget-ms 300 --runs-dir $R/mk --resume"
+MKEVOLVE="$KB --generator mkevolve --provider builtin --compile-baseline off --timing-budget-ms 300 --resume"
+MK="$MKEVOLVE --subset representative --runs-dir $R/mk"
 mk() { lap "mkevolve, $(left) s left"; timeout $(left) $MK 2>&1 | grep -v "^\.\|^$" | tail -6; }
 case $STAGE in
 1)
@@ -51,6 +58,12 @@ PY
 3)
   B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base --resume"
   lap "baselines, $(left) s left"; timeout $(left) $B 2>&1 | grep -v "^\.\|^$" | tail -6
+  ;;
+5)
+  lap "mkevolve rerun, $(left) s left"
+  timeout $(left) $MKEVOLVE --runs-dir $R/mk2 \
+    --problem 'L1/1_*' --problem 'L1/6_*' --problem 'L1/18_*' --problem 'L2/23_*' --problem 'L2/28_*' \
+    --problem 'L2/33_*' --problem 'L3/1_*' --problem 'L3/5_*' --problem 'L3/20_*' 2>&1 | grep -v "^\.\|^$" | tail -6
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py

@@ -16,6 +16,8 @@ class CheckResult:
     max_rel_err: float = 0.0
     mismatches: int = 0
     details: list[str] = field(default_factory=list)
+    kind: str = ""            # "values": every miss is a finite value beyond the tolerance
+    allowance: float = 0.0    # within_reference_error: the reference's own largest error allowed
 
 
 def flatten_outputs(output: Any) -> list | None:
@@ -65,6 +67,74 @@ def compare_tensors(want, got, atol: float, rtol: float, label: str = "output") 
         bad = _scan(want, got, lambda w, g: g != w)
         return _report(bad, want, got, label, 0.0, 0.0, "values differ")
     return _compare_floats(want, got, atol, rtol, label)
+
+
+def within_reference_error(expected: list, exact: list, received: list, atol: float, rtol: float) -> CheckResult:
+    """The second look at outputs that missed the tolerance against the reference: are they as close
+    to the float64 result as the reference itself is?
+
+    A float32 reference carries its own rounding error. On the H200, cuBLAS's float32 product at
+    L1/1's size (K = 4096) is more than 1e-4 from the float64 product on 1,984 of 16.8M elements,
+    while a Kahan-compensated Triton kernel is within 4e-5 everywhere, and so failed 1e-4 against
+    cuBLAS (docs/HARNESS.md, "Correctness"). Here each received tensor passes if every element is
+    within ``atol + rtol * |exact| + e`` of the float64 result, where ``e`` is the reference's own
+    largest error on that tensor. Shape, dtype and NaN/Inf positions must still equal the reference's
+    exactly, and a tensor whose float64 result is not finite where the reference's is gets no
+    second look.
+    """
+    import torch
+
+    if not (len(expected) == len(exact) == len(received)):
+        return CheckResult(False, "the float64 result has another number of outputs")
+    worst = CheckResult(True)
+    for index, (want, truth, got) in enumerate(zip(expected, exact, received)):
+        label = f"output {index}" if len(expected) > 1 else "output"
+        if tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype or tuple(truth.shape) != tuple(want.shape):
+            return CheckResult(False, f"{label}: shape or dtype differs")
+        if not want.is_floating_point():
+            first = compare_tensors(want, got, atol, rtol, label)
+            if not first.ok:
+                return first
+            continue
+        got = got.to(want.device)
+        truth = truth.to(want.device)
+        if _scan(want, got, _special_mismatch)[0]:
+            return CheckResult(False, f"{label}: NaN/Inf positions differ")
+        own = torch.zeros((), dtype=torch.float64, device=want.device)
+        unsettled = torch.zeros((), dtype=torch.int64, device=want.device)
+        for w, t, _ in _triples(want, truth, got):
+            finite = torch.isfinite(w)
+            w64 = w.to(torch.float64)
+            unsettled += (finite & ~torch.isfinite(t)).sum()
+            own = torch.maximum(own, torch.where(finite, (w64 - t).abs(), 0.0).max())
+        if int(unsettled):
+            return CheckResult(False, f"{label}: the float64 result is not finite where the reference's is")
+        allowance = float(own)
+        bad = torch.zeros((), dtype=torch.int64, device=want.device)
+        max_abs = torch.zeros((), dtype=torch.float64, device=want.device)
+        for w, t, g in _triples(want, truth, got):
+            finite = torch.isfinite(w)
+            error = torch.where(finite, (g.to(torch.float64) - t).abs(), 0.0)
+            # (1 + rtol) * allowance: whatever passes against the reference also passes here
+            bad += (error > atol + rtol * t.abs() + (1 + rtol) * allowance).sum()
+            max_abs = torch.maximum(max_abs, error.max())
+        count, err = int(bad), float(max_abs)
+        if count:
+            return CheckResult(False, f"{label}: {count} of {max(want.numel(), 1)} elements are further from the float64 "
+                               f"result than atol={atol:g}, rtol={rtol:g} plus the reference's own error {allowance:.3g}",
+                               max_abs_err=err, mismatches=count)
+        worst.max_abs_err = max(worst.max_abs_err, err)
+        worst.allowance = max(worst.allowance, allowance)
+    return worst
+
+
+def _triples(want, truth, got):
+    """Chunks of three tensors of one shape, flattened (as _pieces, with the float64 result)."""
+    w, t, g = _flat(want), _flat(truth), _flat(got)
+    for start in range(0, max(w.numel(), 1), CHUNK_ELEMENTS):
+        stop = start + CHUNK_ELEMENTS
+        if w[start:stop].numel():
+            yield w[start:stop], t[start:stop], g[start:stop]
 
 
 def matches_constant(want, value: float, atol: float, rtol: float) -> bool:
@@ -123,7 +193,9 @@ def _compare_floats(want, got, atol: float, rtol: float, label: str, report: boo
         found = _scan(want, got, lambda w, g: _special_mismatch(w.to(work), g.to(work)))
         return _report(found, want, got, label, worst_abs, worst_rel, "NaN/Inf positions differ")
     found = _scan(want, got, lambda w, g: ~torch.isclose(g.to(work), w.to(work), rtol=rtol, atol=atol, equal_nan=True))
-    return _report(found, want, got, label, worst_abs, worst_rel, f"values differ beyond atol={atol:g}, rtol={rtol:g}")
+    result = _report(found, want, got, label, worst_abs, worst_rel, f"values differ beyond atol={atol:g}, rtol={rtol:g}")
+    result.kind = "values"
+    return result
 
 
 def _scan(want, got, mismatch_of) -> tuple[int, int, list[int]]:

@@ -8,6 +8,12 @@ kept only if the merged kernel is correct and measured faster than the parts tog
 is not measured (Triton in the CPU interpreter), a merge is tried when the intermediate is at least
 ``merge_share`` of the bytes the two parts must move anyway, and kept when it is correct; the
 provenance says the heuristic decided.
+
+Slower than PyTorch. Where speed is measured, a unit whose best verified kernel is slower than the
+unit's own PyTorch (speedup below 1 on its sub-problem) goes back to PyTorch: on the H200 a builtin
+Linear kernel at 0.27x of cuBLAS had pulled L2/33, L2/28 and L3/1 down to 0.27-0.30x end to end.
+If every kernel is slower, the one that costs the least time over PyTorch stays, so that the
+composition is still a custom kernel (judged, with its honest speedup) rather than PyTorch alone.
 """
 
 from __future__ import annotations
@@ -161,6 +167,27 @@ class Evolution:
             if unit.status in (PENDING, FAILED):
                 unit.status = PYTORCH
                 unit.note = unit.note or ("not searched: " + (self.stopped or "iterations spent"))
+        self._drop_slower_than_pytorch()
+
+    def _drop_slower_than_pytorch(self) -> None:
+        """Measured kernels slower than their unit's PyTorch go back to PyTorch (see the module's
+        docstring), all but the cheapest one if none is faster."""
+        if not self.search.measured:
+            return
+        kernels = [u for u in self.units if u.status == KERNEL]
+        slower = [u for u in kernels if u.best is not None and u.best.ms is not None
+                  and u.best.speedup is not None and u.best.speedup < 1.0]
+        if not slower:
+            return
+        # time lost against PyTorch on the unit: its kernel's ms minus PyTorch's (ms * speedup)
+        spared = min(slower, key=lambda u: u.best.ms * (1.0 - u.best.speedup)) if len(slower) == len(kernels) else None
+        for unit in slower:
+            speed = f"{unit.best.speedup:.3g}x PyTorch's speed on this unit ({unit.best.ms:.4g} ms)"
+            if unit is spared:
+                unit.note += f"; kept at {speed}: the least time lost, and without it no unit would have a kernel"
+                continue
+            unit.status, unit.note = PYTORCH, f"kept in PyTorch: its best verified kernel ran at {speed}"
+            self.event("slower", unit=unit.name, note=unit.note)
 
     def demote(self, unit: Unit, why: str) -> None:
         unit.status, unit.note = PYTORCH, why

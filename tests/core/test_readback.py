@@ -36,7 +36,7 @@ def _batch(values):
 def _check(session, sets, expected, readback, fingerprints):
     indices = list(range(len(sets)))
     reply = {"fingerprints": fingerprints}
-    return timing._check_outputs(session, sets, indices, indices, expected, reply, 1e-4, 5.0, readback)
+    return timing._check_outputs(session, sets, indices, indices, expected, reply, 1e-4, 5.0, readback, None, {})
 
 
 def test_worker_copies_outputs_that_fit_their_slot_and_keeps_the_rest():

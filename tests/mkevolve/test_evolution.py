@@ -66,14 +66,14 @@ def test_a_merge_below_the_byte_share_is_not_tried():
     assert candidate.provenance["stage_usage"]["merge"]["calls"] == 0
 
 
-def measured_evolution(times: dict, budget: Budget | None = None):
+def measured_evolution(times: dict, budget: Budget | None = None, speedups: dict | None = None):
     """An evolution over CHAIN whose judge reports times, as on a GPU (the bandwidth makes the
     intermediate's round trip cost 4 ms)."""
     problem = toys.problem(toys.CHAIN)
     decomposition, run = decompose(problem, EvalOptions(timing=False), 6)
     space = Workspace(problem, EvalOptions(timing=False), decomposition, run)
     ctx = toys.context(budget=budget)
-    session = LLMSession(toys.ScriptedProvider(times=times), ctx)
+    session = LLMSession(toys.ScriptedProvider(times=times, speedups=speedups or {}), ctx)
     search = UnitSearch(session, LLMOptions(), {}, "fp32", toys.ScriptedJudge(), SearchShape(), True,
                         lambda stage, usage: None)
     evolution = Evolution(decomposition, space, search, 2, 0.25, {"bytes_per_s": 2 * 2048 / 4e-3},
@@ -90,6 +90,30 @@ def test_with_measured_time_a_merge_is_kept_only_when_faster_than_its_parts():
     slower = measured_evolution({"Linear": 3.0, "relu, mul, tanh": 2.0, "Linear, relu, mul, tanh": 6.0})
     assert slower.merges[0]["tried"] and not slower.merges[0]["kept"]
     assert len(slower.units) == 2
+
+
+NO_MERGE = {"Linear": 3.0, "relu, mul, tanh": 2.0, "Linear, relu, mul, tanh": 6.0}  # the merge is slower
+
+
+def test_with_measured_time_a_kernel_slower_than_its_units_pytorch_goes_back_to_pytorch():
+    evolution = measured_evolution(NO_MERGE, speedups={"Linear": 0.27, "relu, mul, tanh": 1.8})
+    linear, chain = evolution.units
+    assert (linear.status, chain.status) == ("pytorch", "kernel")
+    assert linear.note == "kept in PyTorch: its best verified kernel ran at 0.27x PyTorch's speed on this unit (3 ms)"
+    assert linear.best is not None and linear.best.accepted      # still on record, just not used
+
+
+def test_when_every_kernel_is_slower_the_one_losing_least_time_stays():
+    # Linear: 3 ms at 0.9x loses 0.3 ms; the chain: 2 ms at 0.5x loses 1 ms
+    evolution = measured_evolution(NO_MERGE, speedups={"Linear": 0.9, "relu, mul, tanh": 0.5})
+    assert [u.status for u in evolution.units] == ["kernel", "pytorch"]
+    assert "the least time lost" in evolution.units[0].note
+    assert "0.5x PyTorch's speed" in evolution.units[1].note
+
+
+def test_kernels_at_or_above_pytorchs_speed_and_unmeasured_ones_are_kept():
+    evolution = measured_evolution(NO_MERGE, speedups={"Linear": 1.0})   # the chain's speedup is not reported
+    assert [u.status for u in evolution.units] == ["kernel", "kernel"]
 
 
 def test_a_kernel_verified_just_before_the_budget_ran_out_is_kept():

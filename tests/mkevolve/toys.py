@@ -131,6 +131,7 @@ class ScriptedProvider:
     refuse: tuple = ()
     fail: tuple = ()
     times: dict = field(default_factory=dict)
+    speedups: dict = field(default_factory=dict)   # ops -> the speedup the judge reports (None: not given)
     tokens: int = 100
     name: str = "scripted"
     prompts: list = field(default_factory=list)
@@ -145,6 +146,7 @@ class ScriptedProvider:
             return Reply("I cannot write that.", usage, self.name, "scripted-1")
         verdict = "incorrect" if any(op in ops for op in self.fail) else "ok"
         code = (f"import torch\nimport torch.nn as nn\n\n# verdict: {verdict}\n# ms: {self.times.get(ops, 2.0)}\n"
+                f"# speedup: {self.speedups.get(ops, 'none')}\n"
                 f"OPS = 'ops: {ops}'\n\n\nclass ModelNew(nn.Module):\n    def forward(self, *args):\n        return args[0]\n")
         return Reply(f"```python\n{code}```", usage, self.name, "scripted-1")
 
@@ -160,7 +162,12 @@ class ScriptedJudge:
         verdict = re.search(r"# verdict: (\w+)", source).group(1)
         ms = float(re.search(r"# ms: ([\d.]+)", source).group(1))
         return {"status": verdict, "correct": verdict == "ok", "reason": "" if verdict == "ok" else "trial 0: mismatch",
-                "flags": [], "candidate_ms": ms if verdict == "ok" else None, "speedup": None}
+                "flags": [], "candidate_ms": ms if verdict == "ok" else None, "speedup": _speedup(source, verdict)}
+
+
+def _speedup(source: str, verdict: str) -> float | None:
+    found = re.search(r"# speedup: ([\d.]+)", source)
+    return float(found.group(1)) if found and verdict == "ok" else None
 
 
 def context(budget: Budget | None = None, evaluate=None, **fields) -> GenerationContext:
