@@ -77,8 +77,8 @@ def within_reference_error(expected: list, exact: list, received: list, atol: fl
     L1/1's size (K = 4096) is more than 1e-4 from the float64 product on 1,984 of 16.8M elements,
     while a Kahan-compensated Triton kernel is within 4e-5 everywhere, and so failed 1e-4 against
     cuBLAS (docs/HARNESS.md, "Correctness"). Here each received tensor passes if every element is
-    within ``atol + rtol * |exact| + e`` of the float64 result, where ``e`` is the reference's own
-    largest error on that tensor. Shape, dtype and NaN/Inf positions must still equal the reference's
+    within ``atol + rtol * |exact| + (1 + rtol) * e`` of the float64 result, where ``e`` is the
+    reference's own largest error on that tensor. Shape, dtype and NaN/Inf positions must still equal the reference's
     exactly, and a tensor whose float64 result is not finite where the reference's is gets no
     second look.
     """

@@ -238,7 +238,6 @@ def _correctness(session, env: ReferenceEnv, opts: EvalOptions, cache: EvalCache
         received = list(reply["outputs"])
         result = second_look(env, pristine, expected, received, tol, checks.compare_outputs(expected, received, tol, tol),
                              rechecked)
-        del received
         if not result.ok:
             return {"status": "incorrect", "reason": f"trial {trial}: {result.reason}",
                     "checks": {"trials": trial, "mismatch": [result.reason] + result.details}}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness import seeds
@@ -82,7 +82,7 @@ class ReferenceEnv:
     def exact(self, inputs: list) -> tuple[list | None, str]:
         """The reference's outputs in float64 from the same values (pristine ``inputs`` upcast), for
         re-judging a float mismatch (checks.within_reference_error); ``(None, why)`` where that is
-        not possible: not a float problem, too costly, an op without float64, out of memory."""
+        not possible: too costly, an op without float64, out of memory."""
         import torch
 
         from harness.checks import flatten_outputs
@@ -93,10 +93,9 @@ class ReferenceEnv:
         try:
             if self._model64 is None:
                 self._model64 = copy.deepcopy(self.model).to(torch.float64)
-            # floats become new float64 tensors; anything else is cloned (the inputs stay pristine)
-            upcast = [cast_value(v if isinstance(v, torch.Tensor) and v.is_floating_point() else
-                                 v.clone() if isinstance(v, torch.Tensor) else v, torch.float64, self.device)
-                      for v in inputs]
+            # floats become new float64 tensors; other tensors are cloned (the inputs stay pristine)
+            upcast = [cast_value(v.clone() if isinstance(v, torch.Tensor) and not v.is_floating_point() else v,
+                                 torch.float64, self.device) for v in inputs]
             with torch.no_grad(), _worker_threads(self.device):
                 flat = flatten_outputs(self._model64(*upcast))
         except (RuntimeError, TypeError, NotImplementedError) as error:  # OutOfMemoryError is a RuntimeError
@@ -135,18 +134,15 @@ def second_look(env: ReferenceEnv | None, pristine: list, expected: list, receiv
     ``env`` (unit tests of the timing loop's other checks) there is no second look."""
     from harness import checks
 
-    if first.ok or first.kind != "values" or env is None or not env.dtype.is_floating_point:
+    if first.ok or first.kind != "values" or env is None:
         return first
     exact, why = env.exact(pristine)
     if exact is None:
-        tally.setdefault("unavailable", why)
-        return checks.CheckResult(False, f"{first.reason} (float64 re-check {why})", first.max_abs_err,
-                                  first.max_rel_err, first.mismatches, first.details, first.kind)
+        return replace(first, reason=f"{first.reason} (float64 re-check {why})")
     second = checks.within_reference_error(expected, exact, received, tol, tol)
     del exact
     if not second.ok:
-        return checks.CheckResult(False, f"{first.reason}; against the float64 result too: {second.reason}",
-                                  first.max_abs_err, first.max_rel_err, first.mismatches, first.details, first.kind)
+        return replace(first, reason=f"{first.reason}; against the float64 result too: {second.reason}")
     tally["passed"] = tally.get("passed", 0) + 1
     tally["reference_error"] = max(tally.get("reference_error", 0.0), second.allowance)
     tally["max_abs_err"] = max(tally.get("max_abs_err", 0.0), second.max_abs_err)

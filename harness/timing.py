@@ -265,8 +265,9 @@ def _check_outputs(session, sets, indices, checked, expected, reply, tolerance, 
         return "rejected", "malformed outputs reply: not one list of tensors (or copied slot) per checked call"
     for position, received in zip(checked, outputs):
         want, pristine = expected[position]
-        result = second_look(env, pristine, want, list(received), tolerance,
-                             checks.compare_outputs(want, list(received), tolerance, tolerance), rechecked)
+        received = list(received)
+        result = second_look(env, pristine, want, received, tolerance,
+                             checks.compare_outputs(want, received, tolerance, tolerance), rechecked)
         if not result.ok:
             return "incorrect", f"timed call {position} of a batch: {result.reason}"
         if not inputs_equal(sets[indices[position]], pristine):
