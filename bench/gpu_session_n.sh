@@ -12,9 +12,9 @@
 # STAGE=1 ends with bench/cuda_timing_probe.py on the problems furthest from do_bench in call N
 # (L1/95, L2/23) and the one outside 0.9-1.1 (L1/47), with the end-event and rotating-input variants.
 # Calls N and O ran STAGE=1 and 2, call P (2026-12-02) STAGE=1, the baselines and mkevolve through
-# Level 1, calls Q1 and Q2 STAGE=4, STAGE=2 through L3/20 and STAGE=3 through L1/21
-# (docs/MEASUREMENTS.md). Next: STAGE=5, STAGE=2 (L3/21, 33, 38, 43, about 2 min each) and STAGE=3
-# (baselines from L1/22 on), each resumed.
+# Level 1, calls Q1 and Q2 STAGE=4, STAGE=2 through L3/20 and STAGE=3 through L1/21, calls R1-R3
+# STAGE=5 through L3/5, STAGE=2 to the subset's end and STAGE=3 through L1/37 (docs/MEASUREMENTS.md).
+# Next: STAGE=3 (baselines from L1/38 on, about 35 s each) and STAGE=5 (L3/20 only is left), resumed.
 # Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards
 # ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
