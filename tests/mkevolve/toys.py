@@ -194,3 +194,33 @@ def run(source: str, provider, ctx: GenerationContext | None = None, **options) 
     generator._provider = provider
     ctx = ctx or context()
     return generator.generate(problem(source), ctx, verify=ScriptedJudge())[0], ctx
+
+# minGPT-style attention: k and v are views of one projection, and k is read again after q @ k^T
+ATTENTION = HEADER + '''import math
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c_attn = nn.Linear(16, 48)
+        self.n_head = 2
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.c_attn(x).split(16, dim=2)
+        k = k.view(b, t, self.n_head, c // self.n_head).transpose(1, 2)
+        q = q.view(b, t, self.n_head, c // self.n_head).transpose(1, 2)
+        v = v.view(b, t, self.n_head, c // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = torch.softmax(att, dim=-1)
+        y = att @ v
+        return y.transpose(1, 2).contiguous().view(b, t, c)
+
+
+def get_inputs():
+    return [torch.randn(2, 4, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
