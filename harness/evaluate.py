@@ -151,7 +151,8 @@ def _skeleton(problem: Problem, source: str, opts: EvalOptions, identity: dict) 
         "candidate_sha": Candidate(source).sha, "status": None, "correct": False, "reason": "",
         "flags": [], "remarks": [], "device": opts.device, "precision": opts.precision, "size": opts.size,
         "candidate_ms": None, "eager_ms": None, "compile_ms": None, "speedup": None, "speedup_compile": None,
-        "flops": None, "bytes": None, "sol_ms": None, "sol_fraction": None, "excluded": problem.exclude,
+        "flops": None, "conv_flops": None, "bytes": None, "sol_ms": None, "sol_fraction": None,
+        "flag_floor_ms": None, "excluded": problem.exclude,
         "candidate_source": source,
     }
 
@@ -311,8 +312,11 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
             record["remarks"].append(f"{kind}_baseline_failed: {result['status']}: {result['reason'][:200]}")
     record["speedup"] = stats.ratio(record["eager_ms"], record["candidate_ms"])
     record["speedup_compile"] = stats.ratio(record["compile_ms"], record["candidate_ms"])
-    record["flops"], record["bytes"] = env.flops, env.nbytes
-    record["sol_ms"] = sol.sol_ms(env.flops or 0, env.nbytes or 0, cache.peaks(opts.device), opts.precision)
+    record["flops"], record["conv_flops"], record["bytes"] = env.flops, env.conv_flops, env.nbytes
+    peaks = cache.peaks(opts.device)
+    record["sol_ms"] = sol.sol_ms(env.flops or 0, env.nbytes or 0, peaks, opts.precision)
+    record["flag_floor_ms"] = sol.flag_floor_ms(env.flops or 0, env.conv_flops or 0, env.nbytes or 0, peaks,
+                                                opts.precision)
     record["sol_fraction"] = sol.sol_fraction(record["sol_ms"], record["candidate_ms"])
 
 
@@ -336,7 +340,8 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
         (record["remarks"] if is_baseline else flags).append("thread_started")
     if timing is not None and _timer_mismatch(timing, problem, opts, cache):
         flags.append("timer_mismatch")
-    if record["sol_ms"] and record["candidate_ms"] and record["candidate_ms"] * BELOW_SOL_SLACK < record["sol_ms"]:
+    floor = record.get("flag_floor_ms")
+    if floor and record["candidate_ms"] and record["candidate_ms"] * BELOW_SOL_SLACK < floor:
         flags.append("below_sol")
     degenerate = cache.degenerate.get((problem.id, problem.source_sha, opts.precision))
     record["degenerate"] = bool(degenerate)

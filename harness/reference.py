@@ -29,6 +29,7 @@ class ReferenceEnv:
     secret: int
     allow_tf32: bool = False
     flops: int | None = None
+    conv_flops: int | None = None  # the convolutions' share of flops (sol.flag_floor_ms)
     nbytes: int | None = None
     init_args: list = field(default_factory=list)
 
@@ -113,9 +114,9 @@ class ReferenceEnv:
         from harness import sol
 
         try:
-            self.flops = sol.count_flops(self.model, inputs)
+            self.flops, self.conv_flops = sol.count_work(self.model, inputs)
         except Exception:
-            self.flops = 0  # an op FlopCounterMode cannot follow; bandwidth still bounds the floor
+            self.flops = self.conv_flops = 0  # an op FlopCounterMode cannot follow; bandwidth still bounds the floor
         output = self.model(*clone_inputs(inputs))
         self.nbytes = sol.minimum_bytes(self.model, inputs, output)
 

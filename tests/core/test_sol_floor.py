@@ -1,0 +1,90 @@
+"""The below_sol flag's floor leaves convolutions' FLOPs out: fast convolution algorithms (Winograd,
+FFT) multiply less than the direct algorithm FlopCounterMode counts, and on the H200 cuDNN ran
+AlexNet's 3x3 conv5 at 1.94x the fp32 matmul peak, which flagged an honest sub-kernel below_sol."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from harness import sol
+
+HEADER = "import torch\nimport torch.nn as nn\n\n"
+CONV = HEADER + '''class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 4, 16, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
+MATMUL = HEADER + '''class Model(nn.Module):
+    def forward(self, a, b):
+        return a @ b
+
+
+def get_inputs():
+    return [torch.randn(64, 64), torch.randn(64, 64)]
+
+
+def get_init_inputs():
+    return []
+'''
+PEAKS = {"device": "test", "flops_per_s": {"fp32": 1e6}, "bytes_per_s": 1e15}  # FLOPs dominate every floor
+
+
+def test_count_work_gives_the_convolutions_share_at_the_direct_algorithms_flops():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.Flatten(), torch.nn.Linear(8 * 6 * 6, 4))
+    flops, conv = sol.count_work(model, [torch.randn(2, 3, 8, 8)])
+    assert conv == 2 * 2 * 8 * 6 * 6 * 3 * 3 * 3      # 2 x batch x out channels x output pixels x in x kernel
+    assert flops == conv + 2 * 2 * (8 * 6 * 6) * 4     # plus the Linear's product
+    assert sol.count_flops(model, [torch.randn(2, 3, 8, 8)]) == flops
+
+
+def test_the_flag_floor_is_the_sol_floor_without_convolution_flops():
+    peaks = {"flops_per_s": {"fp32": 1e12}, "bytes_per_s": 1e12}
+    assert sol.flag_floor_ms(4e9, 0, 1e6, peaks, "fp32") == sol.sol_ms(4e9, 1e6, peaks, "fp32") == 4.0
+    assert sol.flag_floor_ms(4e9, 3e9, 1e6, peaks, "fp32") == 1.0
+    assert sol.flag_floor_ms(4e9, 4e9, 2e9, peaks, "fp32") == 2.0   # all convolution: the bytes bound it
+
+
+def _opts():
+    from harness.evaluate import EvalOptions
+    from harness.judge import WorkerLimits
+    from harness.stats import StopRule
+    from harness.timing import TimingPlan
+
+    return EvalOptions(timing=True, trials=5, plan=TimingPlan(stop=StopRule(min_calls=5, budget_ms=50)),
+                       limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=30, call_s=30))
+
+
+@pytest.mark.parametrize("source, flagged", [(CONV, False), (MATMUL, True)], ids=["convolution", "matmul"])
+def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_convolution(
+        tmp_path, monkeypatch, source, flagged):
+    """Judged for real (spawned worker, CPU timing) with a fp32 peak of 1 MFLOP/s, so that every
+    measured time is far below the nominal floor: the matmul is flagged, the convolution, whose
+    floor is then its bytes, is not, and its SOL fraction says it beat the nominal floor."""
+    import harness.device
+    from harness.evaluate import EvalCache, eager_source, evaluate
+    from harness.problem import load_problem
+
+    path = tmp_path / "1_Floor.py"
+    path.write_text(source)
+    problem = load_problem(path, size="full", level=1)
+    monkeypatch.setattr(harness.device, "peaks", lambda device: PEAKS)
+    record = evaluate(problem, eager_source(problem), _opts(), EvalCache())
+    assert record["status"] == "ok", record["reason"]
+    assert record["candidate_ms"] and record["sol_fraction"] > 1
+    assert ("below_sol" in record["flags"]) == flagged, record["flags"]
+    if flagged:
+        assert record["conv_flops"] == 0 and record["flag_floor_ms"] == record["sol_ms"]
+    else:
+        assert record["conv_flops"] == record["flops"] > 0 and record["flag_floor_ms"] < record["sol_ms"]
