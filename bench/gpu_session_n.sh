@@ -14,7 +14,11 @@
 # Calls N and O ran STAGE=1 and 2, call P (2026-12-02) STAGE=1, the baselines and mkevolve through
 # Level 1, calls Q1 and Q2 STAGE=4, STAGE=2 through L3/20 and STAGE=3 through L1/21, calls R1-R3
 # STAGE=5 through L3/5, STAGE=2 to the subset's end and STAGE=3 through L1/37 (docs/MEASUREMENTS.md).
-# Next: STAGE=3 (baselines from L1/38 on, about 35 s each) and STAGE=5 (L3/20 only is left), resumed.
+#   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
+#            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
+#            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
+# Next: STAGE=6, STAGE=3 (baselines from L1/38 on, about 35 s each) and STAGE=5 (L3/20 only is
+# left), each resumed. Copy $R/mk3 into results/runs/h200/mkevolve_fixes/ afterwards.
 # Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards
 # ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
@@ -29,6 +33,7 @@ seed() { [ -n "$(ls "$1" 2>/dev/null)" ] || { mkdir -p "$1"; cp $2 "$1"/; }; }
 seed $R/mk "results/runs/h200/mkevolve/20261201T233851Z-129925_*"
 seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 [ -n "$(ls results/runs/h200/mkevolve_rerun 2>/dev/null)" ] && seed $R/mk2 "results/runs/h200/mkevolve_rerun/*"
+[ -n "$(ls results/runs/h200/mkevolve_fixes 2>/dev/null)" ] && seed $R/mk3 "results/runs/h200/mkevolve_fixes/*"
 trap 'tar czf "$O/session_n$STAGE.tgz" "$R" 2>/dev/null' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
@@ -64,6 +69,10 @@ PY
   timeout $(left) $MKEVOLVE --runs-dir $R/mk2 \
     --problem 'L1/1_*' --problem 'L1/6_*' --problem 'L1/18_*' --problem 'L2/23_*' --problem 'L2/28_*' \
     --problem 'L2/33_*' --problem 'L3/1_*' --problem 'L3/5_*' --problem 'L3/20_*' 2>&1 | grep -v "^\.\|^$" | tail -6
+  ;;
+6)
+  lap "mkevolve after the view and below_sol fixes, $(left) s left"
+  timeout $(left) $MKEVOLVE --runs-dir $R/mk3 --problem 'L3/43_*' --problem 'L3/5_*' 2>&1 | grep -v "^\.\|^$" | tail -6
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
