@@ -340,7 +340,7 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
         (record["remarks"] if is_baseline else flags).append("thread_started")
     if timing is not None and _timer_mismatch(timing, problem, opts, cache):
         flags.append("timer_mismatch")
-    floor = record.get("flag_floor_ms")
+    floor = record["flag_floor_ms"]
     if floor and record["candidate_ms"] and record["candidate_ms"] * BELOW_SOL_SLACK < floor:
         flags.append("below_sol")
     degenerate = cache.degenerate.get((problem.id, problem.source_sha, opts.precision))

@@ -387,25 +387,19 @@ def _sink_view_nodes(gm: Any, info: dict[str, ValueInfo]) -> None:
     if any(_mutated_argument(node, gm) is not None for node in graph.nodes):
         return
     for node in reversed(list(graph.nodes)):  # last first: a view's own sources then follow its copies
-        if _pure_view(node):
+        if _pure_view(node, gm):
             _copy_to_readers(graph, node, info, info.get(node.name))
 
 
-def _pure_view(node: Any) -> bool:
-    """A view of its first argument, or an item of a split into views."""
-    if node.op == "call_method":
-        return node.target in VIEWS
-    if node.op != "call_function":
+def _pure_view(node: Any, gm: Any) -> bool:
+    """A view of its first argument (``x.view``, ``torch.transpose``, ...), or an item of a split into views."""
+    if node.op not in ("call_method", "call_function"):
         return False
-    name = getattr(node.target, "__name__", "")
+    name = label(node, gm)
     if name == "getitem":  # only of a split's tuple: indexing a tensor can copy (a tensor index)
         source = node.args[0] if node.args else None
-        return getattr(source, "op", None) in ("call_method", "call_function") and _name(source) in VIEW_SPLITS
-    return name in VIEWS  # torch.transpose, torch.split, ...
-
-
-def _name(node: Any) -> str:
-    return str(node.target) if node.op == "call_method" else getattr(node.target, "__name__", "")
+        return getattr(source, "op", None) in ("call_method", "call_function") and label(source, gm) in VIEW_SPLITS
+    return name in VIEWS
 
 
 def _sink_shape_nodes(graph: Any, info: dict[str, ValueInfo]) -> None:
