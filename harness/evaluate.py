@@ -13,7 +13,7 @@ from statistics import median
 from typing import Any
 
 from harness import checks, seeds, sol, stats
-from harness.judge import WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
+from harness.judge import READY_TIMEOUT_S, WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
 from harness.problem import Problem
 from harness.reference import ReferenceEnv, clone_inputs, inputs_equal, second_look
 from harness.results import utc_now
@@ -113,8 +113,11 @@ def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache 
         record.update(status="rejected", reason=(identity or {}).get("stopped") or "the generator produced no source")
         return _finish(record, started)
     record["flags"] += _static_flags(source)
+    env_started = time.perf_counter()
     env = cache.env(problem, opts)
+    record["phases_s"] = {"reference": round(time.perf_counter() - env_started, 3)}
     verdict = judge_candidate(env, source, opts, cache, timing=opts.timing, profile=profile, trusted=baseline)
+    record["phases_s"]["candidate"] = verdict.pop("phases_s")
     record.update({k: v for k, v in verdict.items() if k not in ("timing", "overheads")})
     if verdict["status"] == "ok" and verdict.get("timing") is not None:
         _add_speed(record, verdict, problem, env, opts, cache, baseline)
@@ -172,25 +175,51 @@ def _static_flags(source: str) -> list[str]:
     return scan(source)
 
 
+class Laps:
+    """Seconds spent in each phase of one worker session (the record's ``phases_s``): where an
+    evaluation's wall time goes, so that a slow run can be told apart from a slow harness."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.seconds[phase] = round(self.seconds.get(phase, 0.0) + now - self._last, 3)
+        self._last = now
+
+
 def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: EvalCache, *, timing: bool,
                     trials: int | None = None, profile: bool = False, trusted: bool = False) -> dict:
-    """Run the candidate in a fresh worker: load, correctness trials, timing. Returns a verdict dict."""
+    """Run the candidate in a fresh worker: load, correctness trials, timing. Returns a verdict dict
+    with the seconds each phase took under ``phases_s``."""
     rng = random.Random(seeds.mixed(7, cache.secret, "sample"))
+    laps = Laps()
     with WorkerSession(opts.device, opts.limits, opts.gpu_index, trusted=trusted) as session:
+        laps.lap("spawn" if not session.adopted_spare else "adopt")
         try:
-            return _judge_in(session, env, source, opts, cache, timing, trials or opts.trials, profile, rng, trusted)
+            session.wait_ready(max(opts.limits.load_s, READY_TIMEOUT_S), "load")
+            laps.lap("ready")
+            verdict = _judge_in(session, env, source, opts, cache, timing, trials or opts.trials, profile, rng,
+                                trusted, laps)
         except WorkerFailure as failure:
-            return {"status": failure.status, "reason": failure.reason, "worker_output": session.output_tail()}
+            verdict = {"status": failure.status, "reason": failure.reason, "worker_output": session.output_tail()}
+            laps.lap("until_failure")
+    laps.lap("close")  # the worker's exit and, after a trusted session, the next spare's start-up
+    verdict["phases_s"] = laps.seconds
+    return verdict
 
 
-def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, trusted) -> dict:
+def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, trusted, laps: Laps) -> dict:
     load = session.request({"op": "load", "source": source, "init_args": env.init_args, "init_seed": env.init_seed,
                             "state_dict": env.state_dict(), "device": opts.device, "precision": opts.precision,
                             "flags": env.flags, "gpu_index": opts.gpu_index}, opts.limits.load_s, "load")
     if not load.get("ok"):
         return _failed(load, session)
+    laps.lap("load")
     verdict: dict[str, Any] = {"status": "ok", "weights_loaded": f"{load['weights_loaded']}/{load['weights_total']}"}
     failure = _correctness(session, env, opts, cache, trials, verdict)
+    laps.lap("correctness")
     if failure:
         return failure
     launches = verdict["triton_launches"]
@@ -203,12 +232,14 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
             status, reason = outcome.failure
             return {"status": status, "reason": reason, "worker_output": session.output_tail()}
         verdict["timing"] = outcome
+        laps.lap("timing")
     if opts.device == "cuda" and not launches and not trusted:
         profile = True  # load_inline kernels are only visible in the profile's kernel names
     if profile:
         reply = session.request({"op": "profile", "inputs": env.make_inputs(env.timing_seed(999_999))},
                                 opts.limits.timing_batch_s, "profile")
         verdict["profile"] = reply.get("profile", [])
+        laps.lap("profile")
     return verdict
 
 
@@ -285,6 +316,7 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
             "overhead_ms": median(timing.overhead_ms) if timing and timing.overhead_ms else None,
             "calls_with_malloc": timing.calls_with_malloc if timing else 0,
             "calls_with_retry": timing.calls_with_retry if timing else 0,
+            "phases_s": verdict["phases_s"],  # taken by the first record that uses this baseline
         }
     return cache.baselines[key]
 
@@ -303,6 +335,9 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
     kinds = ["eager"] + (["compile"] if opts.with_compile() else [])
     for kind in kinds:
         result = baseline(problem, kind, opts, cache)
+        spent = result.pop("phases_s", None)
+        if spent is not None:
+            record.setdefault("phases_s", {})[kind] = spent
         if result["stats"]:
             base = result["stats"]
             record.update({f"{kind}_ms": base["median_ms"], f"{kind}_ms_iqr": base["iqr_ms"],
