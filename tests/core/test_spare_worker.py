@@ -144,3 +144,25 @@ def _alive(pid: int) -> bool:
             return handle.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _load(session, source):
+    return session.request({"op": "load", "source": source, "init_args": [], "init_seed": 0, "state_dict": {},
+                            "device": "cpu", "precision": "fp32", "flags": {"allow_tf32": False}, "gpu_index": None}, 120, "load")
+
+
+def test_a_worker_exits_at_once_whatever_its_candidate_left_for_interpreter_shutdown():
+    """torch.compile's compile workers kept every compile baseline's worker alive past the judge's
+    3 s wait after ``bye`` (then it was killed); the worker now leaves without the interpreter's
+    shutdown, so a candidate's atexit handler cannot hold it either."""
+    import time
+
+    from harness import judge
+
+    slow_exit = "import atexit, time\natexit.register(time.sleep, 30)\n"
+    with judge.WorkerSession("cpu", judge.WorkerLimits()) as session:
+        assert _load(session, slow_exit).get("kind") == "compile_error"  # no ModelNew; the handler stays
+        process = session.process
+        started = time.perf_counter()
+    assert time.perf_counter() - started < 2.5
+    assert process.returncode == 0, "the worker was killed instead of leaving after bye"
