@@ -18,8 +18,9 @@
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
 # STAGE=3 ends with bench/phase_summary.py over the records that carry phases_s (2026-12-03 on).
-# Next: STAGE=6, STAGE=3 (baselines from L1/38 on, about 35 s each) and STAGE=5 (L3/20 only is
-# left), each resumed. Copy $R/mk3 into results/runs/h200/mkevolve_fixes/ afterwards.
+# Calls S1-S3 (2026-12-03) ran STAGE=6 whole and STAGE=3 through L1/88.
+# Next: STAGE=3 (baselines from L1/89 on, about 21 s each since the worker's exit fix, 155 left)
+# and STAGE=5 (L3/20 only is left), each resumed. Copy $R/mk3 into results/runs/h200/mkevolve_fixes/ afterwards.
 # Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards
 # ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
@@ -64,7 +65,7 @@ PY
 3)
   B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base --resume"
   lap "baselines, $(left) s left"; timeout $(left) $B 2>&1 | grep -v "^\.\|^$" | tail -6
-  python3 bench/phase_summary.py --runs $R/base | head -14
+  python3 bench/phase_summary.py --runs $R/base
   ;;
 5)
   lap "mkevolve rerun, $(left) s left"
