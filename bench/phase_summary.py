@@ -1,5 +1,6 @@
 """Where evaluations' wall time went: the median seconds of each phase of each session (the
-records' ``phases_s``, docs/INTERFACES.md §5) over a run's records, and their share of ``elapsed_s``.
+records' ``phases_s``, docs/INTERFACES.md §5) over a run's records, and what of ``elapsed_s`` lies
+outside every session.
 
     python bench/phase_summary.py --runs results/runs/h200/RUN.jsonl [--since 2026-12-03]
 """
@@ -24,13 +25,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     seconds: dict[tuple[str, str], list[float]] = defaultdict(list)
     for record in records:
+        spent = 0.0
         for session, laps in record["phases_s"].items():
-            if isinstance(laps, dict):
-                for phase, value in laps.items():
-                    seconds[(session, phase)].append(value)
-            else:
-                seconds[(session, "")].append(laps)
-        spent = sum(sum(v.values()) if isinstance(v, dict) else v for v in record["phases_s"].values())
+            for phase, value in (laps.items() if isinstance(laps, dict) else [("", laps)]):
+                seconds[(session, phase)].append(value)
+                spent += value
         seconds[("(outside sessions)", "checks, speed of light, flags")].append(round(record["elapsed_s"] - spent, 3))
     elapsed = median(r["elapsed_s"] for r in records)
     print(f"{len(records)} records, median elapsed {elapsed:.2f} s")
