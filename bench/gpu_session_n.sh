@@ -19,8 +19,13 @@
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
 # STAGE=3 ends with bench/phase_summary.py over the records that carry phases_s (2026-12-03 on).
 # Calls S1-S3 (2026-12-03) ran STAGE=6 whole and STAGE=3 through L1/88.
-# Next: STAGE=3 (baselines from L1/89 on, about 21 s each since the worker's exit fix, 155 left)
-# and STAGE=5 (L3/20 only is left), each resumed. Copy $R/mk3 into results/runs/h200/mkevolve_fixes/ afterwards.
+# Calls T1-T3 (2026-12-04) ran STAGE=3 through L2/16; T2 started on a fresh machine and so from
+# the committed file, and measured T1's 24 problems again (kept as results/repeats/h200/).
+# Next: STAGE=3 (baselines from L2/17 on, about 20 s each, 130 left) and STAGE=5 (L3/20 only is
+# left), each resumed. Between calls, copy the returned run files into results/runs/h200/ at once:
+# a machine released between calls (idle for 30 s) comes back fresh and seeds from the working
+# tree. Keep CALL_S at least 40 s below the call's limit_s (less when the budget is nearly spent),
+# so that the last snapshot is whole. Copy $R/mk3 into results/runs/h200/mkevolve_fixes/ afterwards.
 # Copy $R/mk and $R/base from the returned tarball back into the committed run files afterwards
 # ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
@@ -36,7 +41,14 @@ seed $R/mk "results/runs/h200/mkevolve/20261201T233851Z-129925_*"
 seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 [ -n "$(ls results/runs/h200/mkevolve_rerun 2>/dev/null)" ] && seed $R/mk2 "results/runs/h200/mkevolve_rerun/*"
 [ -n "$(ls results/runs/h200/mkevolve_fixes 2>/dev/null)" ] && seed $R/mk3 "results/runs/h200/mkevolve_fixes/*"
-trap 'tar czf "$O/session_n$STAGE.tgz" "$R" 2>/dev/null' EXIT
+# What comes back is what lies under $O when the call ends. A call killed at its limit (rc 124/137)
+# never runs the EXIT trap, and a tar cut short comes back empty (call T3, 2026-12-04, lost 519 s
+# of baselines that way), so a snapshot is written every SNAP_S seconds under a temporary name and
+# renamed over the last whole one.
+snap() { tar czf "$O/partial_snapshot.tgz" "$R" 2>/dev/null && mv -f "$O/partial_snapshot.tgz" "$O/session_n$STAGE.tgz"; }
+# (Its output goes nowhere: a sleeping child left holding the pipe would hold the call open.)
+( while sleep "${SNAP_S:-45}"; do snap; done ) >/dev/null 2>&1 & SNAPPER=$!
+trap 'kill $SNAPPER 2>/dev/null; snap' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
 KB="python3 -m pytest -p harness.pytest_plugin suites/kernelbench -q -p no:cacheprovider --device cuda --size full"
