@@ -44,11 +44,12 @@ seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 # What comes back is what lies under $O when the call ends. A call killed at its limit (rc 124/137)
 # never runs the EXIT trap, and a tar cut short comes back empty (call T3, 2026-12-04, lost 519 s
 # of baselines that way), so a snapshot is written every SNAP_S seconds under a temporary name and
-# renamed over the last whole one.
-snap() { tar czf "$O/partial_snapshot.tgz" "$R" 2>/dev/null && mv -f "$O/partial_snapshot.tgz" "$O/session_n$STAGE.tgz"; }
+# renamed over the last whole one. The final snapshot takes its own temporary name: a periodic tar
+# still running when the loop is killed must not write into it.
+snap() { tar czf "$O/$1" "$R" 2>/dev/null && mv -f "$O/$1" "$O/session_n$STAGE.tgz"; }
 # (Its output goes nowhere: a sleeping child left holding the pipe would hold the call open.)
-( while sleep "${SNAP_S:-45}"; do snap; done ) >/dev/null 2>&1 & SNAPPER=$!
-trap 'kill $SNAPPER 2>/dev/null; snap' EXIT
+( while sleep "${SNAP_S:-45}"; do snap periodic_snapshot.tgz; done ) >/dev/null 2>&1 & SNAPPER=$!
+trap 'kill $SNAPPER 2>/dev/null; snap final_snapshot.tgz' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
 KB="python3 -m pytest -p harness.pytest_plugin suites/kernelbench -q -p no:cacheprovider --device cuda --size full"
