@@ -30,8 +30,17 @@
 # ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
 # problem wins). Never carry results/scratch/gpu: a carried path replaces what earlier stages wrote.
+# Calls U1-U3 (2026-12-05) resume STAGE=3 from L2/83; stop 22's session had measured L2/17-82.
+# The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
+# call that lands on another kind stops before it measures anything (the runner would also refuse
+# to --resume an H200 run file on another machine).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
+GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+case "$GPU_NAME" in
+  *"${REQUIRE_GPU:-H200}"*) echo "device: $GPU_NAME" ;;
+  *) echo "device is '$GPU_NAME', not ${REQUIRE_GPU:-H200}: stopping before any run"; exit 3 ;;
+esac
 O=${OUT:-/tmp/out}; R=results/scratch/gpu; mkdir -p "$O" "$R"
 STAGE=${STAGE:-1}
 # Resumed runs start from the committed ones (a fresh machine has no results/scratch), so --resume

@@ -106,15 +106,15 @@ def make_runner(config):
         opts = eval_options(device=opt("device"), precision=opt("precision"), size=opt("size"),
                             timing=not opt("no_timing"), trials=opt("trials"), compile_baseline=opt("compile_baseline"),
                             timing_budget_ms=opt("timing_budget_ms"), gpu_index=gpu_index)
+        from harness.llm_options import LLM_OPTIONS
+
+        namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
+        budget, run_budget = budgets_from_args(namespace)
+        runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
+                        run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget,
+                        extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
     except UserError as error:
         pytest.exit(f"crucible: {error}", returncode=4)
-    from harness.llm_options import LLM_OPTIONS
-
-    namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
-    budget, run_budget = budgets_from_args(namespace)
-    runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
-                    run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget,
-                    extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
     config.stash[RUN_FILE] = runner.path
     return runner
 

@@ -59,19 +59,33 @@ class RunWriter:
     def __init__(self, path: str | os.PathLike, header: dict | None = None):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if header is not None:
-            self._create_with_header(header)
+        if header is not None and not self._create_with_header(header):
+            self._note_resume(header)
 
-    def _create_with_header(self, header: dict) -> None:
+    def _create_with_header(self, header: dict) -> bool:
+        """Write the header line of a new file; False where the file exists already."""
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
-            return  # another worker (or an earlier, resumed run) wrote it
+            return False  # another worker of this run, or an earlier run this one resumes, wrote it
         body = {"type": "header", "schema": SCHEMA, "created": utc_now(), **header}
         with os.fdopen(fd, "w") as handle:
             handle.write(json.dumps(body, default=_jsonable) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        return True
+
+    def _note_resume(self, header: dict) -> None:
+        """A run that appends to an earlier run's file says once who it is: its own provenance
+        (machine, versions, commit) and config, in a ``resume`` line. Without it, records a later
+        session appended would carry the first session's commit and machine."""
+        run_id, segments = header.get("run_id"), run_segments(self.path)
+        # No header yet: another xdist worker of this run is creating the file. This run's id among
+        # them: the file's own run, or another worker of this resumed run wrote the line already.
+        if run_id is None or not segments or run_id in segments:
+            return
+        body = {"type": "resume", "schema": SCHEMA, "created": utc_now(), **header}
+        _append_line(self.path, json.dumps(body, default=_jsonable) + "\n")
 
     def append(self, record: dict, kind: str = "record") -> None:
         record, details = split_details(record) if kind == "record" else (record, None)
@@ -191,18 +205,56 @@ def find_run_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     return found
 
 
+def run_segments(path: str | os.PathLike) -> dict[str, dict]:
+    """The runs that wrote to one file, by run id: its header, then one ``resume`` line for each
+    later run that appended to it (``--resume``). Each has that run's provenance and config."""
+    segments: dict[str, dict] = {}
+    if not Path(path).exists():
+        return segments
+    for line in read_lines(path):
+        if line.get("type") in ("header", "resume") and line.get("run_id") is not None:
+            segments.setdefault(str(line["run_id"]), line)
+    return segments
+
+
+# Config a resumed run must share with the file it appends to: records that differ in any of these
+# are not one run's figures (another precision, size, device or generator setting).
+RESUME_MUST_MATCH = ("suite", "generator", "generator_options", "precision", "size", "device", "trials",
+                     "tolerance", "compile_baseline", "flags", "timer", "seeds")
+
+
+def resume_conflicts(existing: dict, new: dict) -> list[str]:
+    """Why a run with header ``new`` must not append to a file whose header is ``existing``: a list
+    of ``what: file has X, this run Y`` (empty: it may). Keys one side lacks are not compared."""
+    conflicts = []
+    old_device = (existing.get("provenance") or {}).get("device")
+    new_device = (new.get("provenance") or {}).get("device")
+    if old_device and new_device and old_device != new_device:
+        conflicts.append(f"machine: the file was recorded on {old_device!r}, this run is on {new_device!r}")
+    old_config, new_config = existing.get("config") or {}, new.get("config") or {}
+    for key in RESUME_MUST_MATCH:
+        if key in old_config and key in new_config and old_config[key] != new_config[key]:
+            conflicts.append(f"{key}: the file has {old_config[key]!r}, this run {new_config[key]!r}")
+    return conflicts
+
+
 def load_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
-    """All records of the given run files, each with its header's provenance under ``run_*`` keys."""
+    """All records of the given run files, with the file's facts under ``run_*`` keys; ``run_commit``
+    and ``hardware`` come from the run that wrote the record (the header, or the ``resume`` line of
+    a run that appended to the file)."""
     rows: list[dict] = []
     for path in find_run_files(paths):
         header, records = read_run(path)
-        provenance = header.get("provenance", {})
-        config = header.get("config", {})
+        segments = run_segments(path)
         for record in records:
             row = dict(record)
             row.setdefault("run_id", header.get("run_id"))
+            segment = segments.get(str(row["run_id"]), header)
+            provenance = segment.get("provenance") or header.get("provenance") or {}
+            config = header.get("config", {})
             row["run_file"] = str(path)
             row["run_created"] = header.get("created")
+            row["run_commit"] = provenance.get("git_commit")
             row["hardware"] = provenance.get("device", row.get("device"))
             row.setdefault("imported", bool(header.get("imported", False)))
             row.setdefault("suite", config.get("suite"))

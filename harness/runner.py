@@ -20,7 +20,8 @@ from harness.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_rec
 from harness.gpu_lock import exclusive_gpu
 from harness.judge import settle_spare_workers
 from harness.problem import Problem
-from harness.results import RunWriter, completed_keys, new_run_id, run_file_name
+from harness.errors import UserError
+from harness.results import RunWriter, completed_keys, new_run_id, resume_conflicts, run_file_name, run_segments
 from harness.usage import Usage
 
 
@@ -41,8 +42,11 @@ class Runner:
         path = Path(run_file) if run_file else _resume_target(runs_dir, suite, generator) if resume else None
         self.path = path or Path(runs_dir) / run_file_name(self.run_id, suite, generator)
         self._held_since: float | None = None
+        header = self._header(suite, generator_options, extra_config)
+        if resume:
+            _check_resumable(self.path, header)
         self.done = completed_keys(self.path) if resume else set()
-        self.writer = RunWriter(self.path, header=self._header(suite, generator_options, extra_config))
+        self.writer = RunWriter(self.path, header=header)
 
     def _header(self, suite: str, generator_options: dict | None, extra: dict | None) -> dict:
         from harness.device import provenance
@@ -137,6 +141,19 @@ def _resume_target(runs_dir: str | Path, suite: str, generator: str) -> Path | N
     suffix = "_" + run_file_name("x", suite, generator).split("_", 1)[1]
     found = sorted(Path(runs_dir).glob(f"*{suffix}")) if Path(runs_dir).is_dir() else []
     return found[-1] if found else None
+
+
+def _check_resumable(path: Path, header: dict) -> None:
+    """--resume appends only to a run of the same machine and settings: one file, one kind of figure."""
+    segments = run_segments(path)
+    if not segments:
+        return
+    first = next(iter(segments.values()))
+    conflicts = resume_conflicts(first, header)
+    if conflicts:
+        raise UserError(f"--resume would append to {path}, which another kind of run wrote ("
+                        + "; ".join(conflicts) + "). Leave out --resume to start a new run file, or "
+                        "give --runs-dir a folder of its own for these settings.")
 
 
 def gpu_for_worker(worker_id: str | None, gpu_count: int) -> int | None:
