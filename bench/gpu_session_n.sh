@@ -21,8 +21,7 @@
 # Calls S1-S3 (2026-12-03) ran STAGE=6 whole and STAGE=3 through L1/88.
 # Calls T1-T3 (2026-12-04) ran STAGE=3 through L2/16; T2 started on a fresh machine and so from
 # the committed file, and measured T1's 24 problems again (kept as results/repeats/h200/).
-# Next: STAGE=3 (baselines from L2/17 on, about 20 s each, 130 left) and STAGE=5 (L3/20 only is
-# left), each resumed. Between calls, copy the returned run files into results/runs/h200/ at once:
+# STAGE=5 (L3/20 only is left) is still open. Between calls, copy the returned run files into results/runs/h200/ at once:
 # a machine released between calls (idle for 30 s) comes back fresh and seeds from the working
 # tree. Keep CALL_S at least 40 s below the call's limit_s (less when the budget is nearly spent),
 # so that the last snapshot is whole. Copy $R/mk3 into results/runs/h200/mkevolve_fixes/ afterwards.
@@ -30,7 +29,10 @@
 # ($R/mk2 into results/runs/h200/mkevolve_rerun/).
 # The compare reads inductor speedups from the committed H200 inductor runs (the latest record of a
 # problem wins). Never carry results/scratch/gpu: a carried path replaces what earlier stages wrote.
-# Calls U1-U3 (2026-12-05) resume STAGE=3 from L2/83; stop 22's session had measured L2/17-82.
+# Calls U1-U2 (2026-12-05) ran STAGE=3 through L3/14 (stop 22's session had measured L2/17-82); U3 was
+# lost when the machine was taken back. Next: STAGE=3 again (L3/15-42 and L3/44-50, about 35 s each),
+# then the compile baselines of L3/7, 9, 10 and 14, which failed in inductor (their records now keep
+# the whole reason in baseline_errors): rerun those four in a new --runs-dir, not --resume.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).

@@ -319,6 +319,7 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
             "calls_with_malloc": timing.calls_with_malloc if timing else 0,
             "calls_with_retry": timing.calls_with_retry if timing else 0,
             "phases_s": verdict["phases_s"],  # taken by the first record that uses this baseline
+            "worker_output": verdict.get("worker_output") or "",
         }
     return cache.baselines[key]
 
@@ -360,6 +361,9 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
             _note_mallocs(record, kind, result.get("calls_with_malloc", 0), base["n"], result.get("calls_with_retry", 0))
         else:
             record["remarks"].append(f"{kind}_baseline_failed: {result['status']}: {result['reason'][:200]}")
+            # The remark's 200 characters name the error; what caused it (an inductor subprocess's
+            # traceback, say) is at the end of the reason, kept whole enough to diagnose from the record.
+            record.setdefault("baseline_errors", {})[kind] = _bounded_reason(result["reason"], result.get("worker_output"))
     record["speedup"] = stats.ratio(record["eager_ms"], record["candidate_ms"])
     record["speedup_compile"] = stats.ratio(record["compile_ms"], record["candidate_ms"])
     record["flops"], record["conv_flops"], record["bytes"] = env.flops, env.conv_flops, env.nbytes
@@ -368,6 +372,19 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
     record["flag_floor_ms"] = sol.flag_floor_ms(env.flops or 0, env.conv_flops or 0, env.nbytes or 0, peaks,
                                                 opts.precision)
     record["sol_fraction"] = sol.sol_fraction(record["sol_ms"], record["candidate_ms"])
+
+
+BASELINE_ERROR_HEAD, BASELINE_ERROR_TAIL = 600, 3400
+
+
+def _bounded_reason(reason: str, worker_output: str | None = None) -> str:
+    """A failed baseline's reason (and the worker's last output), at most about 4,000 characters:
+    its head names the error, its tail holds the innermost cause."""
+    text = reason + (f"\n--- worker output (tail) ---\n{worker_output}" if worker_output else "")
+    if len(text) <= BASELINE_ERROR_HEAD + BASELINE_ERROR_TAIL:
+        return text
+    cut = len(text) - BASELINE_ERROR_HEAD - BASELINE_ERROR_TAIL
+    return f"{text[:BASELINE_ERROR_HEAD]}\n[... {cut} characters ...]\n{text[-BASELINE_ERROR_TAIL:]}"
 
 
 def _note_mallocs(record: dict, who: str, calls: int, timed: int, retried: int = 0) -> None:

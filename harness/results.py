@@ -35,10 +35,10 @@ def run_file_name(run_id: str, suite: str, generator: str) -> str:
 
 
 # The bulky text of a record (candidate source, refinement transcript, tracebacks, worker output,
-# profiles) goes to a details file beside the run file; the record keeps its key under "details".
+# profiles, the whole reason of a baseline that failed) goes to a details file beside the run file; the record keeps its key under "details".
 # Run files stay small, so reading the summary columns of 100,000 records stays fast, and every
 # reader below (read_run, load_records) puts the fields back: consumers see whole records.
-DETAIL_FIELDS = ("candidate_source", "transcript", "traceback", "worker_output", "profile")
+DETAIL_FIELDS = ("candidate_source", "transcript", "traceback", "worker_output", "profile", "baseline_errors")
 DETAILS_SUFFIX = ".details.ndjson"  # not *.jsonl: globs for run files must not pick it up
 
 

@@ -1,0 +1,36 @@
+"""A baseline that fails (torch.compile's inductor erring in its compile subprocess, say) leaves its
+whole cause in the record, in the details file, not only the remark's first 200 characters."""
+
+from harness import evaluate as evaluate_module
+from harness.evaluate import EvalCache, EvalOptions, _bounded_reason, evaluate
+from harness.results import RunWriter, load_records
+
+
+def test_a_long_reason_keeps_its_head_and_its_innermost_cause():
+    reason = "InductorError in first call: SubprocException" + "x" * 10_000 + "RuntimeError: the real cause"
+    kept = _bounded_reason(reason, "worker said goodbye")
+    assert kept.startswith("InductorError in first call") and kept.endswith("worker said goodbye")
+    assert "RuntimeError: the real cause" in kept and len(kept) < 4_100
+    assert _bounded_reason("short") == "short"
+
+
+def test_a_failed_baseline_is_a_remark_and_its_whole_reason_reaches_the_details_file(tmp_path, scale_relu, monkeypatch):
+    real_baseline = evaluate_module.baseline
+    cause = "InductorError: SubprocException: " + "frame\n" * 2_000 + "ptxas fatal: the innermost cause"
+
+    def compile_fails(problem, kind, opts, cache):
+        if kind == "eager":
+            return real_baseline(problem, kind, opts, cache)
+        return {"kind": kind, "status": "runtime_error", "reason": cause, "stats": None, "worker_output": ""}
+
+    monkeypatch.setattr(evaluate_module, "baseline", compile_fails)
+    opts = EvalOptions(device="cpu", trials=2, compile_baseline="on")
+    record = evaluate(scale_relu, scale_relu.source + "\n\nModelNew = Model\n", opts, EvalCache(), baseline=True)
+    assert record["status"] == "ok" and record["eager_ms"] and record["compile_ms"] is None
+    assert [r[:40] for r in record["remarks"] if "baseline_failed" in r] == ["compile_baseline_failed: runtime_error: "]
+    assert list(record["baseline_errors"]) == ["compile"]
+    path = tmp_path / "run.jsonl"
+    RunWriter(path, {"run_id": "r"}).append(record)
+    assert "baseline_errors" not in path.read_text().splitlines()[1]  # bulky: in the details file
+    (loaded,) = load_records([path])
+    assert loaded["baseline_errors"]["compile"].endswith("ptxas fatal: the innermost cause")
