@@ -190,12 +190,14 @@ class Laps:
 
 
 def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: EvalCache, *, timing: bool,
-                    trials: int | None = None, profile: bool = False, trusted: bool = False) -> dict:
+                    trials: int | None = None, profile: bool = False, trusted: bool = False,
+                    spares_ahead: int = 1) -> dict:
     """Run the candidate in a fresh worker: load, correctness trials, timing. Returns a verdict dict
-    with the seconds each phase took under ``phases_s``."""
+    with the seconds each phase took under ``phases_s``. ``spares_ahead``: how many workers a
+    trusted session starts for the sessions after it (judge.WorkerSession)."""
     rng = random.Random(seeds.mixed(7, cache.secret, "sample"))
     laps = Laps()
-    with WorkerSession(opts.device, opts.limits, opts.gpu_index, trusted=trusted) as session:
+    with WorkerSession(opts.device, opts.limits, opts.gpu_index, trusted=trusted, spares_ahead=spares_ahead) as session:
         laps.lap("spawn" if not session.adopted_spare else "adopt")
         try:
             session.wait_ready(max(opts.limits.load_s, READY_TIMEOUT_S), "load")
@@ -307,9 +309,11 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
     if key not in cache.baselines:
         source = eager_source(problem) if kind == "eager" else compile_source(problem)
         env = cache.env(problem, opts)
+        ahead = 1
         if kind == "compile":
             opts = _with_compile_time(opts)
-        verdict = judge_candidate(env, source, opts, cache, timing=True, trials=1, trusted=True)
+            ahead = SPARES_AHEAD_OF_COMPILE
+        verdict = judge_candidate(env, source, opts, cache, timing=True, trials=1, trusted=True, spares_ahead=ahead)
         timing = verdict.get("timing")
         summary = timing.summary() if timing else None
         cache.baselines[key] = {
@@ -323,6 +327,12 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
         }
     return cache.baselines[key]
 
+
+# The compile baseline's load (inductor's imports, about 7.5 s on the H200) and compile are long and
+# untimed: the workers of the next problem's candidate, eager and compile sessions start beside
+# them, so that neither of the next two sessions waits before its timing for a worker of its own to
+# start (about 4 s each on the H200, docs/MEASUREMENTS.md, "eleventh look").
+SPARES_AHEAD_OF_COMPILE = 3
 
 # torch.compile compiles at the first call. A whole Level 3 network (DenseNet201, Swin V2) takes
 # inductor minutes there, past the first-call limit meant for candidates; the baseline is the

@@ -70,15 +70,18 @@ class WorkerSession:
     takes seconds, so where spare workers are on, the session adopts a worker started ahead that has
     run nothing but the harness's own start-up. No spare is ever alive while untrusted code runs
     (it could tamper with the process that times the next baseline): a ``trusted`` session (the
-    harness's own eager and torch.compile baselines) starts the next spare at once, any other
-    session only once its worker is dead.
+    harness's own eager and torch.compile baselines) starts ``spares_ahead`` spares at once where
+    none is waiting, any other session ends every spare but the one it adopts and starts one only
+    once its worker is dead.
     """
 
-    def __init__(self, device: str, limits: WorkerLimits, gpu_index: int | None = None, trusted: bool = False):
+    def __init__(self, device: str, limits: WorkerLimits, gpu_index: int | None = None, trusted: bool = False,
+                 spares_ahead: int = 1):
         self.device = device
         self.limits = limits
         self.gpu_index = gpu_index
         self.trusted = trusted
+        self.spares_ahead = max(1, spares_ahead)
         self._spare_after_close: tuple | None = None
         self.workdir = Path(tempfile.mkdtemp(prefix="crucible-worker-"))
         self.log_path = self.workdir.parent / f"{self.workdir.name}.log"
@@ -109,8 +112,12 @@ class WorkerSession:
         else:
             self._spawn()
         if self.trusted:
-            _SPARES.start(key, WorkerSession(self.device, self.limits, self.gpu_index))
+            # Only into an empty pool: a session that asks for several spares (the compile
+            # baseline, whose load and compile are long and untimed) starts them together, and the
+            # sessions after it adopt them without starting, and so waiting for, one of their own.
+            _SPARES.fill(key, self.spares_ahead, lambda: WorkerSession(self.device, self.limits, self.gpu_index))
         else:
+            _SPARES.drain()  # any spare left over is not alive while this untrusted code runs
             self._spare_after_close = key
 
     def spare_key(self) -> tuple:
@@ -292,7 +299,7 @@ class WorkerSession:
             pass
         key, self._spare_after_close = self._spare_after_close, None
         if key is not None:
-            _SPARES.start(key, WorkerSession(self.device, self.limits, self.gpu_index))
+            _SPARES.fill(key, 1, lambda: WorkerSession(self.device, self.limits, self.gpu_index))
 
 
 def _resident_bytes(pid: int) -> int | None:
@@ -307,38 +314,55 @@ def _resident_bytes(pid: int) -> int | None:
 
 
 class _SparePool:
-    """At most one spare worker per judge process, keyed on everything its start-up depended on."""
+    """Workers started ahead, all under one key (everything their start-up depended on), adopted
+    oldest first."""
 
     def __init__(self):
         self.key: tuple | None = None
-        self.session: WorkerSession | None = None
+        self.sessions: list[WorkerSession] = []
+
+    @property
+    def session(self) -> WorkerSession | None:
+        """The spare the next session would adopt, or None."""
+        return self.sessions[0] if self.sessions else None
 
     def take(self, key: tuple) -> WorkerSession | None:
-        session, self.session = self.session, None
-        if session is None:
+        if self.key != key:
+            self.drain()
             return None
-        if self.key != key or session.process is None or session.process.poll() is not None:
+        while self.sessions:
+            session = self.sessions.pop(0)
+            if session.process is not None and session.process.poll() is None:
+                return session
             session.close()
-            return None
-        return session
+        return None
 
-    def start(self, key: tuple, session: WorkerSession) -> None:
-        self.drain()
-        session._spawn()
-        self.key, self.session = key, session
+    def fill(self, key: tuple, count: int, make) -> None:
+        """Start ``count`` spares from ``make()`` if there is none under ``key``; else leave it be."""
+        if self.key != key:
+            self.drain()
+        if self.sessions:
+            return
+        self.key = key
+        for _ in range(count):
+            session = make()
+            session._spawn()
+            self.sessions.append(session)
 
     def settle(self, timeout_s: float = READY_TIMEOUT_S) -> None:
-        """Wait until the spare has finished starting; a spare that failed to start is dropped."""
-        if self.session is None or self.session.ready:
-            return
-        try:
-            self.session.wait_ready(timeout_s)
-        except WorkerFailure:
-            self.drain()
+        """Wait until every spare has finished starting; a spare that failed to start is dropped."""
+        for session in list(self.sessions):
+            if session.ready:
+                continue
+            try:
+                session.wait_ready(timeout_s)
+            except WorkerFailure:
+                self.sessions.remove(session)
+                session.close()
 
     def drain(self) -> None:
-        session, self.session = self.session, None
-        if session is not None:
+        sessions, self.sessions = self.sessions, []
+        for session in sessions:
             session.close()
 
 

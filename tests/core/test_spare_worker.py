@@ -166,3 +166,35 @@ def test_a_worker_exits_at_once_whatever_its_candidate_left_for_interpreter_shut
         started = time.perf_counter()
     assert time.perf_counter() - started < 2.5
     assert process.returncode == 0, "the worker was killed instead of leaving after bye"
+
+
+def test_a_session_that_asks_for_several_spares_starts_them_together_and_the_next_sessions_adopt_them(spares_on):
+    """The compile baseline starts the next problem's three workers beside its long untimed load; the
+    sessions after it adopt them and start none of their own until the pool is empty."""
+    from harness import judge
+
+    with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True, spares_ahead=3):
+        pass
+    pool = [s.process.pid for s in judge._SPARES.sessions]
+    assert len(set(pool)) == 3 and all(s.process.poll() is None for s in judge._SPARES.sessions)
+    adopted, left = [], []
+    for _ in range(3):
+        with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True) as session:
+            adopted.append(session.process.pid)
+            left.append(len(judge._SPARES.sessions))
+    assert adopted == pool, "spares are adopted oldest first"
+    assert left == [2, 1, 1], "a trusted session starts a spare only once the pool is empty"
+    assert judge._SPARES.session.process.pid not in pool
+
+
+def test_an_untrusted_session_adopts_one_spare_and_ends_the_others_first(spares_on):
+    from harness import judge
+
+    with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True, spares_ahead=3):
+        pass
+    first, *others = list(judge._SPARES.sessions)
+    with judge.WorkerSession("cpu", judge.WorkerLimits()) as candidate:
+        assert candidate.process.pid == first.process.pid
+        assert judge._SPARES.sessions == [], "a spare was alive while untrusted code ran"
+        assert all(o.process.poll() is not None for o in others)
+    assert len(judge._SPARES.sessions) == 1  # one, started once the candidate's worker was dead
