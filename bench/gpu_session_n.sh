@@ -14,6 +14,7 @@
 # Calls N and O ran STAGE=1 and 2, call P (2026-12-02) STAGE=1, the baselines and mkevolve through
 # Level 1, calls Q1 and Q2 STAGE=4, STAGE=2 through L3/20 and STAGE=3 through L1/21, calls R1-R3
 # STAGE=5 through L3/5, STAGE=2 to the subset's end and STAGE=3 through L1/37 (docs/MEASUREMENTS.md).
+#   STAGE=7  bench/cuda_timer_correction.py (the synchronize's round trip taken out of the window).
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -100,6 +101,11 @@ PY
 6)
   lap "mkevolve after the view and below_sol fixes, $(left) s left"
   timeout $(left) $MKEVOLVE --runs-dir $R/mk3 --problem 'L3/43_*' --problem 'L3/5_*' 2>&1 | grep -v "^\.\|^$" | tail -6
+  ;;
+7)
+  # bench/cuda_timer_correction.py: the device-wide synchronize kept, its round trip taken out
+  # (issue #2's do_bench criterion), about 90 s; prepared 2026-12-05, not yet run.
+  lap "timer correction"; timeout $(left) python3 bench/cuda_timer_correction.py
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
