@@ -25,10 +25,10 @@ class Graph:
     before its task, i.e. the document order is an execution order (False when not known).
     ``programs``: how many SMs have tasks."""
 
+    _links = _prods = None  # (class defaults: set on the instance when first worked out)
+
     def __init__(self, c: Compiled):
         self.c = c
-        self._links = None
-        self._prods = None
         if c.links is not None:
             self.qpred, self.counts, self.in_order, self.programs = c.links
             return
@@ -99,32 +99,37 @@ class Graph:
         return order
 
 
-def run(g: Graph) -> tuple[Sequence[int], "Order | None"]:
-    """One least-fixpoint run: (order, Order) when every task completes, (partial order, None) on
-    a deadlock. This is the validator's hot path. Which tasks complete does not depend on the
-    order they are tried in (counters only grow), nor do the full-wait ancestors (a full wait
-    needs every producer, whatever the order), so any execution order gives the same result.
-    Builders emit tasks in an order that already is one (``g.in_order``): then that is used."""
+def run(g: Graph) -> tuple[Sequence[int], "Order | None", tuple[list[int], list[bool]] | None]:
+    """One least-fixpoint run: (order, Order, None) when every task completes; on a deadlock
+    (partial order, None, (completions per counter, which tasks completed)), the state the
+    diagnosis starts from. This is the validator's hot path. Which tasks complete does not
+    depend on the order they are tried in (counters only grow), nor do the full-wait ancestors
+    (a full wait needs every producer, whatever the order), so any execution order gives the
+    same result. Builders emit tasks in an order that already is one (``g.in_order``): then
+    that is used."""
     if g.in_order:
         order = range(len(g.qpred))
     else:
-        order = _execution_order(g)
+        order, done, finished = _execution_order(g)
         if len(order) < len(g.qpred):
-            return order, None
-    return order, Order(g, order)
+            return order, None, (done, finished)
+    return order, Order(g, order), None
 
 
-def _execution_order(g: Graph) -> list[int]:
-    """Tasks in an order a sequential execution completes them. A sweep in document order
-    completes what it can, deferring a task it cannot start yet (and with it the rest of its SM's
-    queue); a worklist over the deferred tasks finishes from the state the sweep reached."""
+def _execution_order(g: Graph) -> tuple[list[int], list[int], list[bool]]:
+    """Tasks in an order a sequential execution completes them, how often each counter was
+    incremented, and which tasks completed. A sweep in document order completes what it can,
+    deferring a task it cannot start yet (and with it the rest of its SM's queue); a worklist
+    over the deferred tasks finishes from the state the sweep reached."""
     c = g.c
-    out, qpred, waits_of = c.out, g.qpred, c.waits
+    out, qpred = c.out, g.qpred
     done = [0] * len(g.counts)
     finished = [False] * len(out)
     order: list[int] = []
     deferred: list[int] = []
-    for i, waits in enumerate(waits_of):
+    i = -1  # a counter of our own: cheaper than enumerate's tuples
+    for waits in c.waits:
+        i += 1
         p = qpred[i]
         if p >= 0 and not finished[p]:
             deferred.append(i)
@@ -137,9 +142,17 @@ def _execution_order(g: Graph) -> list[int]:
             finished[i] = True
             done[out[i]] += 1
             order.append(i)
-    if deferred:
-        _finish(g, order, deferred, done, finished)
-    return order
+    for t in deferred:  # the worklist only if the sweep left some deferred task able to start
+        p = qpred[t]
+        if p >= 0 and not finished[p]:
+            continue
+        for counter, k in c.waits[t]:
+            if done[counter] < k:
+                break
+        else:
+            _finish(g, order, deferred, done, finished)
+            break
+    return order, done, finished
 
 
 def _finish(g: Graph, order: list[int], deferred: list[int], done: list[int], finished: list[bool]) -> None:
@@ -168,6 +181,7 @@ def _finish(g: Graph, order: list[int], deferred: list[int], done: list[int], fi
     while ready:
         i = ready.pop()
         order.append(i)
+        finished[i] = True
         o = out[i]
         n = done[o] = done[o] + 1
         for t, k in watch.get(o, ()):
@@ -185,35 +199,17 @@ def _finish(g: Graph, order: list[int], deferred: list[int], done: list[int], fi
 class Order:
     """Must-precede over a deadlock-free schedule (``order`` = a complete execution order)."""
 
-    def __init__(self, g: Graph, order: list[int]):
+    _without: dict[int, int] | None = None  # completable_without's memo, made on first use
+
+    def __init__(self, g: Graph, order: Sequence[int]):
         self.g = g
-        c, size = g.c, len(order)
-        self.anc = anc = [0] * size            # tasks forced before i by full waits and queue order
-        self.tainted = tainted = [False] * size  # i has a partial wait on itself or upstream
-        partial = False
-        counts = g.counts
-        cmask, ctaint = [0] * len(counts), [False] * len(counts)
-        qpred, waits_of, out = g.qpred, c.waits, c.out
-        for i in order:
-            p = qpred[i]
-            if p >= 0:
-                mask, taint = anc[p] | (1 << p), tainted[p]
-            else:
-                mask, taint = 0, False
-            for counter, k in waits_of[i]:
-                if k >= counts[counter]:
-                    mask |= cmask[counter]
-                    if ctaint[counter]:
-                        taint = True
-                else:
-                    taint = partial = True
-            anc[i] = mask
-            o = out[i]
-            cmask[o] |= mask | (1 << i)
-            if taint:
-                tainted[i] = ctaint[o] = True
-        self.partial = partial
-        self._without: dict[int, int] = {}
+        anc = _full_wait_ancestors(g, order)
+        self.partial = anc is None  # some wait is partial
+        if anc is None:
+            anc, self.tainted = _ancestors_and_taint(g, order)
+        else:
+            self.tainted = [False] * len(anc)  # i has a partial wait on itself or upstream
+        self.anc = anc  # tasks forced before i by full waits and queue order
 
     def before(self, w: int, t: int) -> bool:
         """True iff in every execution w completes before t starts (never for w == t)."""
@@ -224,6 +220,8 @@ class Order:
         return not (self.completable_without(w) >> t) & 1
 
     def completable_without(self, w: int) -> int:
+        if self._without is None:
+            self._without = {}
         mask = self._without.get(w)
         if mask is None:
             mask = 0
@@ -254,6 +252,54 @@ class Order:
 
     def ordered(self, a: int, b: int) -> bool:
         return self.before(a, b) or self.before(b, a)
+
+
+def _full_wait_ancestors(g: Graph, order: Sequence[int]) -> list[int] | None:
+    """The ancestors of every task when every wait is a full wait (None at the first partial
+    one): the common case, so it gets a loop without the taint bookkeeping below."""
+    c, counts = g.c, g.counts
+    qpred, waits_of, out = g.qpred, c.waits, c.out
+    anc = [0] * len(qpred)
+    cmask = [0] * len(counts)  # the producers of each counter and their ancestors, so far
+    for i in order:
+        p = qpred[i]
+        mask = anc[p] | (1 << p) if p >= 0 else 0
+        for counter, k in waits_of[i]:
+            if k < counts[counter]:
+                return None
+            mask |= cmask[counter]
+        anc[i] = mask
+        cmask[out[i]] |= mask | (1 << i)
+    return anc
+
+
+def _ancestors_and_taint(g: Graph, order: Sequence[int]) -> tuple[list[int], list[bool]]:
+    """Ancestors over full waits and queue order, and which tasks have a partial wait on
+    themselves or upstream (for those, must-precede needs the fixpoint without w)."""
+    c, counts = g.c, g.counts
+    qpred, waits_of, out = g.qpred, c.waits, c.out
+    size = len(qpred)
+    anc, tainted = [0] * size, [False] * size
+    cmask, ctaint = [0] * len(counts), [False] * len(counts)
+    for i in order:
+        p = qpred[i]
+        if p >= 0:
+            mask, taint = anc[p] | (1 << p), tainted[p]
+        else:
+            mask, taint = 0, False
+        for counter, k in waits_of[i]:
+            if k >= counts[counter]:
+                mask |= cmask[counter]
+                if ctaint[counter]:
+                    taint = True
+            else:
+                taint = True
+        anc[i] = mask
+        o = out[i]
+        cmask[o] |= mask | (1 << i)
+        if taint:
+            tainted[i] = ctaint[o] = True
+    return anc, tainted
 
 
 def bits(mask: int) -> list[int]:

@@ -23,7 +23,8 @@ def violation(cls: str, family: str, message: str, **witness) -> dict:
 class Compiled:
     """A well-formed document as dense arrays (index = position in the document's lists). The
     careful reader appends to the lists ``__init__`` starts; the fast reader sets every field
-    itself, the arrays as tuples (nothing writes them after reading)."""
+    itself (its buffer and counter ids are ranges: there, ids are positions), and where it stops
+    at a doubt, the careful reader appends to the task columns it left."""
 
     __slots__ = ("task_ids", "sm", "waits", "out", "inputs", "outputs", "boxes", "buf_ids", "buf_kind",
                  "buf_onchip", "buf_shape", "page_of", "counter_ids", "num_sms", "max_resident",
@@ -47,12 +48,6 @@ class Compiled:
         self.max_resident = 0
         self.readonly: set[int] = set()   # indices of read-only buffers (WEIGHT, CONST, IO_INPUT)
         self.links = None                 # (qpred, producer counts, in_order, programs): see hb.Graph
-
-    def adopt_tables(self, other: "Compiled") -> None:
-        """Take the target, buffers, counters and pages another reading found well-formed."""
-        for name in ("num_sms", "max_resident", "buf_ids", "buf_kind", "buf_onchip", "buf_shape", "readonly",
-                     "counter_ids", "page_of"):
-            setattr(self, name, getattr(other, name))
 
 
 class _Reader:
@@ -81,11 +76,14 @@ def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
         fast = None
     if fast is not None:
         return fast, []
-    r = _Reader()
-    if proven:
-        r.c.adopt_tables(proven[0])
+    tables = []
+    if proven:  # the fast reader's tables and the tasks it passed (ids are positions: each indexes itself)
+        r = _Reader(proven[0])
+        tables = [{i: i for i in r.c.buf_ids}, {i: i for i in r.c.counter_ids}]
+    else:
+        r = _Reader()
     try:
-        _read(doc, r, proven[1:])
+        _read(doc, r, tables)
     except RecursionError:  # absurdly nested input; still a verdict, never a crash
         r.add("malformed", "document is nested too deeply to read")
     except Exception as error:  # a reader bug must still give a (rejecting) verdict
@@ -101,8 +99,9 @@ def compile_document(doc) -> tuple[Compiled | None, list[dict]]:
 
 def _read(doc, r: _Reader, proven: list) -> None:
     """The careful reader. ``proven``: [buffer index, counter index] when the fast reader already
-    found the buffers, counters and pages well-formed (``r.c`` then holds them), so that only the
-    tasks are read again; the careful rules find nothing where the fast ones found nothing."""
+    found the buffers, counters and pages well-formed (``r.c`` then holds them, and the tasks it
+    passed), so that only the tasks from its first doubt on are read again; the careful rules find
+    nothing where the fast ones found nothing."""
     if not isinstance(doc, dict):
         r.add("malformed", f"a schedule is a JSON object, got {type(doc).__name__}")
         return
@@ -222,9 +221,14 @@ def _page_binding(key, pid, buffers: dict[int, int], spaces: dict[int, str], r: 
 
 
 def _tasks(items: list, buffers: dict[int, int], counters: dict[int, int], r: _Reader) -> None:
-    seen: set[int] = set()
-    used_sms: set[int] = set()
-    for position, task in enumerate(items):
+    c = r.c
+    seen, used_sms = set(c.task_ids), set(c.sm)  # the tasks the fast reader passed (usually none)
+    start = len(c.task_ids)
+    if len(seen) < start:  # (its ids are unique only once checked at its end: read them all again)
+        c.task_ids, c.sm, c.out, c.inputs, c.outputs, c.waits, c.boxes = [], [], [], [], [], [], []
+        seen, used_sms, start = set(), set(), 0
+    for position in range(start, len(items)):
+        task = items[position]
         if type(task) is not dict:
             r.add("malformed", f"tasks[{position}] is not an object")
             continue
@@ -354,171 +358,187 @@ def _box_ok(box, shape: list[int]) -> bool:
 #
 # Most schedules are small (a handful of tasks), so what costs is the number of Python operations
 # per item and the fixed cost of every call into a builtin (each costs as much as several inline
-# checks). So the checks stay inline in one loop per list, uniqueness is a dict that comes out
-# short, and only the buffer references (lists already) are checked once per document, as one
-# column. When buffer ids equal their positions (as builders emit them) a task's reference lists
-# already are index lists, so they are kept as they are.
+# checks). So the checks stay inline in one loop per list; even the buffer references are
+# checked one by one, as a builtin run over a column of them costs more on lists this short
+# (set.issuperset(map(type, refs)) builds a set first).
+#
+# The fast reader takes only documents whose buffer and counter ids equal their positions, as
+# every builder here emits them: then a task's references already are the dense indices the later
+# passes use, no id -> index tables are built, and a reference is checked with a range test. Other
+# ids are legal; such documents are read by the careful reader (the same verdict, more slowly).
 
 _EMPTY: list = []
 _EMPTY_DICT: dict = {}
 _NO_BOXES: dict = {}  # shared and never written: boxes are only read
+_MAX_FAST_SMS = 1024  # the fast reader keeps a list per SM; a larger target is read carefully
 
 
 def _fast(doc, proven: list | None = None) -> Compiled | None:
     """The compiled document, or None (or an exception) at the first doubt. ``proven`` receives
-    [compiled, buffer index, counter index] once everything but the tasks has been read."""
+    the compiled document once everything but the tasks has been read; its task columns then
+    grow by each task that passes."""
     if type(doc) is not dict or (doc.get("format") != FORMAT and not _format_ok(doc.get("format"))):
         return None
-    target, buffers, counters, tasks = doc.get("target"), doc.get("buffers"), doc.get("counters"), doc.get("tasks")
+    # required keys by subscript (cheaper than .get): a missing one raises, and the careful reader names it
+    target, buffers, counters, tasks = doc["target"], doc["buffers"], doc["counters"], doc["tasks"]
     if type(target) is not dict or type(buffers) is not list or type(counters) is not list \
             or type(tasks) is not list:
         return None
+    num_sms = target["num_sms"]
+    resident = target.get("max_resident", num_sms)
+    if type(num_sms) is not int or num_sms < 1 or type(resident) is not int or resident < 1:
+        return None
     c = Compiled.__new__(Compiled)  # no empty lists to fill: each step below sets its fields whole
-    c.page_of = {}
-    if not _fast_target(target, c):
+    c.num_sms, c.max_resident, c.page_of, c.links = num_sms, resident, {}, None
+    if not (_fast_buffers(buffers, c) and _fast_counters(counters, c)):
         return None
-    found = _fast_buffers(buffers, c)
-    cindex = _fast_counters(counters, c)
-    if found is None or cindex is None:
-        return None
-    bindex, in_place = found
     pages = doc.get("pages")
     if pages is not None:
         r = _Reader(c)
-        _pages(pages, bindex, r)
+        _pages(pages, c.buf_ids, r)  # (a range: ids are positions)
         if r.found:
             return None
     if proven is not None:
-        proven += (c, bindex, cindex)
-    return c if _fast_tasks(tasks, bindex, in_place, cindex, c) else None
+        proven.append(c)
+    return c if _fast_tasks(tasks, c) else None
 
 
-def _fast_target(target: dict, c: Compiled) -> bool:
-    num_sms = target.get("num_sms")
-    resident = target.get("max_resident", num_sms)
-    if type(num_sms) is not int or num_sms < 1 or type(resident) is not int or resident < 1:
-        return False
-    c.num_sms, c.max_resident = num_sms, resident
+# Known names only, so that a look-up both checks a name and classifies it (a KeyError: unknown).
+_READ_ONLY_KIND = {kind: kind in READ_ONLY_KINDS for kind in KINDS}
+_ON_CHIP_SPACE = {space: space in ON_CHIP_SPACES for space in SPACES}
+
+# The loops below take the builtins they call on every item as default arguments: a local name
+# costs a fraction of a global one, and these loops are mostly such look-ups.
+
+
+def _fast_buffers(buffers: list, c: Compiled, type=type, int=int, list=list, len=len,
+                  read_only_kind=_READ_ONLY_KIND, on_chip_space=_ON_CHIP_SPACE, dtypes=_DTYPES) -> bool:
+    kinds, onchip, shapes = [], [], []
+    readonly: set[int] = set()
+    position = -1  # a counter of our own: cheaper than enumerate's tuples
+    for b in buffers:
+        position += 1
+        bid, kind, shape = b["id"], b["kind"], b["shape"]
+        read_only, on = read_only_kind[kind], on_chip_space[b.get("space", "HBM")]
+        if (type(b) is not dict or bid != position or type(bid) is not int or b["dtype"] not in dtypes
+                or type(shape) is not list):
+            return False
+        rank = len(shape)
+        if rank == 2:  # the common rank, unrolled: a loop's iterator costs more than its checks
+            rows, cols = shape
+            if type(rows) is not int or type(cols) is not int or rows < 1 or cols < 1:
+                return False
+        elif not 0 < rank <= MAX_RANK:
+            return False
+        else:
+            for dim in shape:
+                if type(dim) is not int or dim < 1:
+                    return False
+        if read_only:
+            readonly.add(position)
+        kinds.append(kind)
+        onchip.append(on)
+        shapes.append(shape)
+    c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape = range(len(kinds)), kinds, onchip, shapes
+    c.readonly = readonly
     return True
 
 
-# (kind, space, dtype) -> (on chip, read-only) for known names only: one lookup checks all three
-# names of a buffer and classifies it.
-_BUFFER_CLASS = {(kind, space, dtype): (space in ON_CHIP_SPACES, kind in READ_ONLY_KINDS)
-                 for kind in KINDS for space in SPACES for dtype in DTYPES}
-
-
-def _fast_buffers(buffers: list, c: Compiled) -> tuple[dict, bool] | None:
-    """(id -> index, whether every id equals its index), or None."""
-    index: dict[int, int] = {}
-    rows: list[tuple] = []
-    readonly: set[int] = set()
-    in_place = True
-    for position, b in enumerate(buffers):
-        bid, kind, shape = b["id"], b["kind"], b["shape"]
-        onchip, read_only = _BUFFER_CLASS[kind, b.get("space", "HBM"), b["dtype"]]  # KeyError: unknown name
-        if type(b) is not dict or type(bid) is not int or type(shape) is not list or not 0 < len(shape) <= MAX_RANK:
-            return None
-        for dim in shape:
-            if type(dim) is not int or dim < 1:
-                return None
-        if read_only:
-            readonly.add(position)
-        if bid != position:
-            in_place = False
-        index[bid] = position  # a repeated id shows as a short index, checked below
-        rows.append((kind, onchip, shape))
-    if len(index) < len(rows):
-        return None
-    kinds, onchip, shapes = zip(*rows) if rows else ((), (), ())  # tuples, like the task columns
-    c.buf_ids, c.buf_kind, c.buf_onchip, c.buf_shape, c.readonly = list(index), kinds, onchip, shapes, readonly
-    return index, in_place
-
-
-def _fast_counters(counters: list, c: Compiled) -> dict | None:
-    index: dict[int, int] = {}
-    for position, counter in enumerate(counters):
+def _fast_counters(counters: list, c: Compiled, type=type, int=int) -> bool:
+    position = -1
+    for counter in counters:
+        position += 1
         cid, init = counter["id"], counter.get("init", 0)
-        if type(counter) is not dict or type(cid) is not int or type(init) is not int or init:
-            return None
-        index[cid] = position  # a repeated id shows as a short index, checked below
-    if len(index) < len(counters):
-        return None
-    c.counter_ids = list(index)
-    return index
-
-
-def _fast_tasks(tasks: list, bindex: dict, in_place: bool, cindex: dict, c: Compiled) -> bool:
-    # One tight loop, one tuple per task (transposed at the end: far fewer list appends), with
-    # the queue predecessors and producer counts that hb.Graph would otherwise work out again, and
-    # whether every wait is met by producers listed before its task (then the document order is
-    # an execution order, and hb.run needs no worklist).
-    num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
-    bget = None if in_place else bindex.__getitem__
-    last: dict[int, int] = {}       # SM -> its last task so far
-    positions: dict[int, int] = {}  # task id -> index: a repeated id shows as a short dict
-    rows: list[tuple] = []
-    refs: list = []  # every buffer reference, type- (and, when in place, range-) checked at the end
-    written: list = []  # every output reference, checked against read-only buffers at the end
-    made = [0] * len(cindex)  # producers per counter, so far
-    in_order = True
-    for i, t in enumerate(tasks):
-        tid, sm, oc, ins, outs = t["id"], t["sm"], t["out_counter"], t["inputs"], t["outputs"]
-        waits, regions = t.get("waits", _EMPTY), t.get("regions")
-        if (type(t) is not dict or type(tid) is not int or type(sm) is not int or not 0 <= sm < num_sms
-                or type(oc) is not int or type(ins) is not list or type(outs) is not list
-                or type(waits) is not list or len(ins) > MAX_INPUTS or len(outs) > MAX_OUTPUTS
-                or len(waits) > MAX_WAITS or type(t["op"]) is not str
-                or type(t.get("params", _EMPTY_DICT)) is not dict):
+        if type(counter) is not dict or cid != position or type(cid) is not int or type(init) is not int or init:
             return False
-        positions[tid] = i
-        refs += ins
-        refs += outs
-        written += outs
-        boxes = _fast_boxes(regions, outs, bindex, shapes) if regions is not None else _NO_BOXES
-        if bget is not None:
-            ins, outs = list(map(bget, ins)), list(map(bget, outs))
+    c.counter_ids = range(len(counters))
+    return True
+
+
+def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=dict, str=str, len=len) -> bool:
+    # One tight loop that appends each task's fields to the columns, with the queue predecessors
+    # and producer counts that hb.Graph would otherwise work out again, and whether every wait is
+    # met by producers listed before its task (then the document order is an execution order, and
+    # hb.run needs no worklist).
+    ids, sms, outs_c, inputs, outputs, waits_of, qpred, boxes_of = [], [], [], [], [], [], [], []
+    # the columns hold every task that passed, so that, should a later one fail, the careful
+    # reader goes on from there (see _tasks)
+    c.task_ids, c.sm, c.out, c.inputs, c.outputs = ids, sms, outs_c, inputs, outputs
+    c.waits, c.boxes = waits_of, boxes_of
+    num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
+    buffers, counters = len(shapes), len(c.counter_ids)
+    if num_sms > _MAX_FAST_SMS:
+        return False
+    last = [-1] * num_sms  # SM -> its last task so far
+    made = [0] * counters  # producers per counter, so far
+    in_order = ids_in_place = True
+    no_waits, no_params, no_boxes = _EMPTY, _EMPTY_DICT, _NO_BOXES
+    max_inputs, max_outputs, max_waits = MAX_INPUTS, MAX_OUTPUTS, MAX_WAITS
+    i = -1  # a counter of our own: cheaper than enumerate's tuples
+    for t in tasks:
+        i += 1
+        # one statement per field: a multiple assignment of more than three builds a tuple
+        tid = t["id"]
+        sm = t["sm"]
+        oc = t["out_counter"]
+        ins = t["inputs"]
+        outs = t["outputs"]
+        waits = t.get("waits", no_waits)
+        if (type(t) is not dict or type(tid) is not int or type(sm) is not int or sm < 0 or sm >= num_sms
+                or type(oc) is not int or oc < 0 or oc >= counters or type(ins) is not list
+                or type(outs) is not list or type(waits) is not list or len(ins) > max_inputs
+                or len(outs) > max_outputs or len(waits) > max_waits or type(t["op"]) is not str
+                or type(t.get("params", no_params)) is not dict):
+            return False
+        for b in ins:
+            if type(b) is not int or b < 0 or b >= buffers:
+                return False
+        for b in outs:
+            if type(b) is not int or b < 0 or b >= buffers or b in readonly:
+                return False
+        if tid != i:  # ids equal to positions are unique; others are checked at the end
+            ids_in_place = False
         if waits:
             wlist = []
             for w in waits:
-                k, waited = w["threshold"], w["counter"]
-                if type(w) is not dict or type(k) is not int or k < 1 or type(waited) is not int:
+                k, counter = w["threshold"], w["counter"]
+                if (type(w) is not dict or type(k) is not int or k < 1 or type(counter) is not int
+                        or counter < 0 or counter >= counters):
                     return False
-                index = cindex[waited]
-                if made[index] < k:  # fewer than k producers listed before this task
+                if made[counter] < k:  # fewer than k producers listed before this task
                     in_order = False
-                wlist.append((index, k))
+                wlist.append((counter, k))
         else:
-            wlist = _EMPTY
-        counter = cindex[oc]
-        made[counter] += 1
-        prev = last.get(sm, -1)
+            wlist = no_waits
+        regions = t.get("regions")
+        boxes = no_boxes if regions is None else _fast_boxes(regions, outs, shapes)
+        made[oc] += 1
+        ids.append(tid)
+        sms.append(sm)
+        outs_c.append(oc)
+        inputs.append(ins)
+        outputs.append(outs)
+        waits_of.append(wlist)
+        qpred.append(last[sm])
+        boxes_of.append(boxes)
         last[sm] = i
-        rows.append((tid, sm, counter, ins, outs, wlist, prev, boxes))
-    if len(last) > c.max_resident or len(positions) < len(rows) or not _INT_ONLY.issuperset(map(type, refs)):
+    programs = num_sms - last.count(-1)
+    if programs > c.max_resident or not ids_in_place and len(set(ids)) < len(ids):
         return False
-    if in_place and not all(map(bindex.__contains__, refs)):  # (ints by now, so no True for 1)
-        return False
-    if readonly and not readonly.isdisjoint(written if bget is None else map(bget, written)):
-        return False
-    # the columns stay tuples: nothing writes them after reading
-    ids, sms, outs_c, inputs, outputs_of, waits_of, qpred, boxes_of = zip(*rows) if rows else ((),) * 8
-    c.task_ids, c.sm, c.out, c.inputs, c.outputs, c.waits, c.boxes = (ids, sms, outs_c, inputs, outputs_of,
-                                                                     waits_of, boxes_of)
-    c.links = (qpred, made, in_order, len(last))
+    c.links = (qpred, made, in_order, programs)
     return True
 
 
-def _fast_boxes(regions: list, outs: list, bindex: dict, shapes: list) -> dict:
-    """Boxes by buffer index (``outs`` holds the task's output buffer *ids*); raises at a doubt."""
+def _fast_boxes(regions: list, outs: list, shapes: list, type=type, int=int, list=list, len=len) -> dict:
+    """The boxes of a task's regions by buffer index (= id here; ``outs`` are checked already);
+    raises at a doubt."""
     if type(regions) is not list:
         raise ValueError("regions is not a list")
     boxes = {}
     for region in regions:
-        bid, box = region["buffer"], region["box"]
-        if type(region) is not dict or type(bid) is not int or bid not in outs or type(box) is not list:
+        b, box = region["buffer"], region["box"]
+        if type(region) is not dict or type(b) is not int or b not in outs or type(box) is not list:
             raise ValueError("region of a buffer the task does not write")
-        b = bindex[bid]
         shape = shapes[b]
         if len(box) != len(shape):
             raise ValueError("bad box")
@@ -527,7 +547,7 @@ def _fast_boxes(regions: list, outs: list, bindex: dict, shapes: list) -> dict:
             if type(pair) is not list:
                 raise ValueError("bad box")
             lo, hi = pair  # raises ValueError unless a pair
-            if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= shape[d]:
+            if type(lo) is not int or type(hi) is not int or lo < 0 or hi <= lo or hi > shape[d]:
                 raise ValueError("bad box")
             d += 1
         boxes[b] = box

@@ -64,13 +64,15 @@ def validate(doc) -> Verdict:
 
 def _semantic(c: Compiled) -> Verdict:
     g = Graph(c)
-    order, hb = run(g)
-    stats = {"tasks": len(c.task_ids), "sms": g.programs, "counters": len(c.counter_ids)}
+    order, hb, stall = run(g)
+    # (each branch builds its stats whole: cheaper than adding keys one by one)
     if hb is None:
-        stats["phase"] = "deadlock"
-        return Verdict(False, _deadlocks(c, g, order), stats)
+        stats = {"tasks": len(c.task_ids), "sms": g.programs, "counters": len(c.counter_ids),
+                 "phase": "deadlock"}
+        return Verdict(False, _deadlocks(c, g, *stall), stats)
     found = _races(c, g, hb)
-    stats["phase"], stats["partial_waits"] = "races", hb.partial
+    stats = {"tasks": len(c.task_ids), "sms": g.programs, "counters": len(c.counter_ids),
+             "phase": "races", "partial_waits": hb.partial}
     if found.more:
         stats["more_violations"] = found.more
     return Verdict(not found, list(found), stats)
@@ -78,14 +80,11 @@ def _semantic(c: Compiled) -> Verdict:
 
 # --------------------------------------------------------------------------- deadlocks
 
-def _deadlocks(c: Compiled, g: Graph, order: list[int]) -> list[dict]:
-    done_tasks = set(order)
-    done = [0] * len(g.counts)
-    for i in order:
-        done[c.out[i]] += 1
-    stuck = [i for i in range(len(c.task_ids)) if i not in done_tasks]
+def _deadlocks(c: Compiled, g: Graph, done: list[int], finished: list[bool]) -> list[dict]:
+    """``done``: how often each counter was incremented; ``finished``: which tasks completed."""
+    stuck = [i for i in range(len(finished)) if not finished[i]]
     found, rooted = _root_causes(c, g, stuck, done)
-    cycle = _find_cycle(c, g, stuck, done, rooted, done_tasks)
+    cycle = _find_cycle(c, g, stuck, done, rooted, finished)
     if cycle:
         found.append(cycle)
     if not found:  # unreachable by construction; kept so a verdict always names a reason
@@ -120,30 +119,35 @@ def _root_causes(c, g, stuck, done) -> tuple[list[dict], set[int]]:
     return found, rooted
 
 
-def _blockers(c, g, t, done, done_tasks) -> list[tuple[int, int]]:
+def _blockers(c, g, t, done, finished, producers) -> list[tuple[int, int]]:
     """(task, counter index) pairs t cannot start without, last first (they are popped off the
     end); counter -1 is the queue edge."""
     edges = []
     p = g.qpred[t]
-    if p >= 0 and p not in done_tasks:
+    if p >= 0 and not finished[p]:
         edges.append((p, -1))
     for counter, k in c.waits[t]:
         if done[counter] < k:
-            for q in g.producers()[counter]:
-                if q not in done_tasks and q != t:
+            for q in producers[counter]:
+                if not finished[q] and q != t:
                     edges.append((q, counter))
     edges.reverse()
     return edges
 
 
-def _find_cycle(c, g, stuck, done, rooted, done_tasks) -> dict | None:
-    """A cycle of 'cannot start until' edges among stuck tasks (iterative DFS)."""
-    state: dict[int, int] = {}
+def _find_cycle(c, g, stuck, done, rooted, finished) -> dict | None:
+    """A cycle of 'cannot start until' edges among stuck tasks (iterative DFS; rooted tasks are
+    left out: their own unmet wait is reported)."""
+    state = [0] * len(finished)  # per task: 1 on the path, 2 explored, 3 rooted
+    for t in rooted:
+        state[t] = 3
+    producers = None  # worked out when the first start needs them
     for start in stuck:
-        if start in state or start in rooted:
+        if state[start]:
             continue
+        producers = producers or g.producers()
         path, edge_kinds = [start], []
-        pending = [_blockers(c, g, start, done, done_tasks)]  # per path node: the edges not yet followed
+        pending = [_blockers(c, g, start, done, finished, producers)]  # per path node: the edges not yet followed
         state[start] = 1
         while path:
             edges = pending[-1]
@@ -154,14 +158,15 @@ def _find_cycle(c, g, stuck, done, rooted, done_tasks) -> dict | None:
                     edge_kinds.pop()
                 continue
             node, kind = edges.pop()
-            if state.get(node) == 1:
+            seen = state[node]
+            if seen == 1:
                 return _cycle_violation(c, path[path.index(node):], edge_kinds[path.index(node):] + [kind])
-            if node in state or node in rooted:
+            if seen:
                 continue
             state[node] = 1
             path.append(node)
             edge_kinds.append(kind)
-            pending.append(_blockers(c, g, node, done, done_tasks))
+            pending.append(_blockers(c, g, node, done, finished, producers))
     return None
 
 
@@ -204,18 +209,18 @@ class _Found(list):
 def _races(c: Compiled, g: Graph, hb: Order) -> _Found:
     found = _Found()
     writers = [0] * len(c.buf_ids)
-    for i, outs in enumerate(c.outputs):
-        bit = 1 << i
+    bit = 1
+    for outs in c.outputs:  # (a running bit: cheaper than enumerate and a shift per task)
         for b in outs:
             writers[b] |= bit
+        bit <<= 1
     _reads(c, g, hb, writers, found)
     unwritten = _write_write(c, hb, writers, found)
     if c.page_of:
         _pages(c, hb, writers, found)
     for b in unwritten:
-        if c.buf_kind[b] == "IO_OUTPUT":
-            found.add(violation("output_unwritten", "race", f"output buffer {c.buf_ids[b]} is never "
-                                "written, so the host reads garbage", buffer=c.buf_ids[b]))
+        found.add(violation("output_unwritten", "race", f"output buffer {c.buf_ids[b]} is never "
+                            "written, so the host reads garbage", buffer=c.buf_ids[b]))
     return found
 
 
@@ -227,26 +232,36 @@ def _sm_masks(c: Compiled) -> dict[int, int]:
 
 
 def _reads(c, g, hb: Order, writers: list[int], found: _Found) -> None:
+    """Rule 2: every other writer of a buffer a task reads must precede it (and, on chip, run on
+    its SM). Per task: ``bit`` is the task itself, ``hidden`` the writers that may not precede it
+    (neither itself nor a full-wait ancestor)."""
     kinds, onchip, readonly, sm_masks, anc, tainted = c.buf_kind, c.buf_onchip, c.readonly, None, hb.anc, hb.tainted
-    for t, inputs in enumerate(c.inputs):
+    t, bit = -1, 1
+    for inputs in c.inputs:
+        t += 1
+        if t:
+            bit <<= 1
+        hidden = None
         for b in inputs:
             if b in readonly:
                 continue
-            others = writers[b] & ~(1 << t)
+            w = writers[b]
             # unwritten: no other writer (a KV cache: no writer at all, its own append counts)
-            if not others and (not writers[b] or kinds[b] != "KV_CACHE"):
+            if (not w or w == bit) and (not w or kinds[b] != "KV_CACHE"):
                 if found.skip():
                     continue
                 found.add(violation("read_unwritten", "race", f"task {c.task_ids[t]} reads "
                                     f"{kinds[b]} buffer {c.buf_ids[b]}, which no other task writes this step",
                                     task=c.task_ids[t], buffer=c.buf_ids[b]))
                 continue
-            missing = others & ~anc[t]
+            if hidden is None:
+                hidden = ~(anc[t] | bit)
+            missing = w & hidden
             if missing and tainted[t]:
-                missing = hb.missing(others, t)
+                missing = hb.missing(w & ~bit, t)
             if onchip[b]:
                 sm_masks = sm_masks or _sm_masks(c)
-                cross = others & ~sm_masks[c.sm[t]]
+                cross = w & ~bit & ~sm_masks[c.sm[t]]
                 if cross:
                     if not found.skip():
                         found.add(_onchip(c, _lowest(cross), t, b))
@@ -277,12 +292,15 @@ def _read_race(c, g, hb: Order, w: int, t: int, b: int, count: int) -> dict:
                          f"{n} producers); the count can be reached without writer {ids[w]}",
                          **witness, waiter=ids[waiter], counter=c.counter_ids[counter], threshold=k,
                          producers=n)
+    # (the witness dict as it is: passing it as **witness would copy it into keywords)
     if c.buf_kind[b] == "KV_CACHE":
-        return violation("kv_before_append", "race", f"task {ids[t]} reads KV cache {c.buf_ids[b]} "
-                         f"without being ordered after this step's append (task {ids[w]})", **witness)
+        return {"class": "kv_before_append", "family": "race",
+                "message": f"task {ids[t]} reads KV cache {c.buf_ids[b]} without being ordered after this "
+                           f"step's append (task {ids[w]})", "witness": witness}
     when = "before" if (hb.anc[w] >> t) & 1 else "unordered with"  # wording only
-    return violation("raw", "race", f"task {ids[t]} reads buffer {c.buf_ids[b]} {when} its writer "
-                     f"task {ids[w]}", **witness)
+    return {"class": "raw", "family": "race",
+            "message": f"task {ids[t]} reads buffer {c.buf_ids[b]} {when} its writer task {ids[w]}",
+            "witness": witness}
 
 
 def _partial_cause(c, g, hb: Order, w: int, t: int):
@@ -300,11 +318,15 @@ def _box(c, i, b):
 
 
 def _write_write(c, hb: Order, writers: list[int], found: _Found) -> list[int]:
-    """Adds the write-after-write races; returns the buffers nobody writes (one scan for both)."""
-    anc, unwritten = hb.anc, []
-    for b, mask in enumerate(writers):
+    """Adds the write-after-write races; returns the output buffers nobody writes (one scan for
+    both)."""
+    anc, kinds, unwritten = hb.anc, c.buf_kind, []
+    b = -1
+    for mask in writers:
+        b += 1
         if not mask:
-            unwritten.append(b)
+            if kinds[b] == "IO_OUTPUT":
+                unwritten.append(b)
         elif mask & (mask - 1) and not _chain(anc, mask):
             clash = _first_overlap(c, hb, b, mask)
             if clash:
