@@ -35,7 +35,8 @@ def run_file_name(run_id: str, suite: str, generator: str) -> str:
 
 
 # The bulky text of a record (candidate source, refinement transcript, tracebacks, worker output,
-# profiles, the whole reason of a baseline that failed) goes to a details file beside the run file; the record keeps its key under "details".
+# profiles, the whole reason of a baseline that failed) goes to a details file beside the run file;
+# the record keeps its key under "details".
 # Run files stay small, so reading the summary columns of 100,000 records stays fast, and every
 # reader below (read_run, load_records) puts the fields back: consumers see whole records.
 DETAIL_FIELDS = ("candidate_source", "transcript", "traceback", "worker_output", "profile", "baseline_errors")
@@ -246,12 +247,12 @@ def load_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
     for path in find_run_files(paths):
         header, records = read_run(path)
         segments = run_segments(path)
+        config = header.get("config", {})
         for record in records:
             row = dict(record)
             row.setdefault("run_id", header.get("run_id"))
             segment = segments.get(str(row["run_id"]), header)
             provenance = segment.get("provenance") or header.get("provenance") or {}
-            config = header.get("config", {})
             row["run_file"] = str(path)
             row["run_created"] = header.get("created")
             row["run_commit"] = provenance.get("git_commit")

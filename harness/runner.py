@@ -16,11 +16,11 @@ from typing import Callable
 
 from harness import registry
 from harness.candidate import Budget, Candidate, GenerationContext
+from harness.errors import UserError
 from harness.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
 from harness.gpu_lock import exclusive_gpu
 from harness.judge import settle_spare_workers
 from harness.problem import Problem
-from harness.errors import UserError
 from harness.results import RunWriter, completed_keys, new_run_id, resume_conflicts, run_file_name, run_segments
 from harness.usage import Usage
 
