@@ -15,6 +15,9 @@
 # Level 1, calls Q1 and Q2 STAGE=4, STAGE=2 through L3/20 and STAGE=3 through L1/21, calls R1-R3
 # STAGE=5 through L3/5, STAGE=2 to the subset's end and STAGE=3 through L1/37 (docs/MEASUREMENTS.md).
 #   STAGE=7  bench/cuda_timer_correction.py (the synchronize's round trip taken out of the window).
+#   STAGE=8  the missing Level 3 baselines and the four failed compile baselines, with the corrected
+#            timer the worker adopted on 2026-12-05 (a new run under $R/base2).
+#   STAGE=9  the GPU cases of the exploit corpus, then STAGE=1, with the corrected timer.
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -53,6 +56,7 @@ seed $R/mk "results/runs/h200/mkevolve/20261201T233851Z-129925_*"
 seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 [ -n "$(ls results/runs/h200/mkevolve_rerun 2>/dev/null)" ] && seed $R/mk2 "results/runs/h200/mkevolve_rerun/*"
 [ -n "$(ls results/runs/h200/mkevolve_fixes 2>/dev/null)" ] && seed $R/mk3 "results/runs/h200/mkevolve_fixes/*"
+[ -n "$(ls results/runs/h200/corrected_timer 2>/dev/null)" ] && seed $R/base2 "results/runs/h200/corrected_timer/*"
 # What comes back is what lies under $O when the call ends. A call killed at its limit (rc 124/137)
 # never runs the EXIT trap, and a tar cut short comes back empty (call T3, 2026-12-04, lost 519 s
 # of baselines that way), so a snapshot is written every SNAP_S seconds under a temporary name and
@@ -106,6 +110,22 @@ PY
   # bench/cuda_timer_correction.py: the device-wide synchronize kept, its round trip taken out
   # (issue #2's do_bench criterion), about 90 s; prepared 2026-12-05, not yet run.
   lap "timer correction"; timeout $(left) python3 bench/cuda_timer_correction.py
+  ;;
+8)
+  # The Level 3 baselines still missing (L3/15-42, 44-50), then the four whose torch.compile failed
+  # in inductor (L3/7, 9, 10, 14), in one resumable run with the corrected CUDA timer (a run file of
+  # the old timer refuses the resume). Copy $R/base2 into results/runs/h200/corrected_timer/.
+  B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base2 --resume"
+  lap "Level 3 baselines, $(left) s left"
+  timeout $(left) $B --problem 'L3/1[5-9]_*' --problem 'L3/[23]?_*' --problem 'L3/4[0-24-9]_*' --problem 'L3/50_*' 2>&1 | grep -v "^\.\|^$" | tail -4
+  lap "compile reruns, $(left) s left"
+  timeout $(left) $B --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/10_*' --problem 'L3/14_*' 2>&1 | grep -v "^\.\|^$" | tail -4
+  python3 bench/phase_summary.py --runs $R/base2 | head -8
+  ;;
+9)
+  # The corrected timer: the side-stream cheats of the exploit corpus, then STAGE=1's starter set.
+  lap "side-stream corpus"; timeout 150 python3 -m pytest tests/exploits/test_corpus.py -m gpu -q -p no:cacheprovider -x 2>&1 | tail -3
+  STAGE=1 CALL_S=$(left) bash "$0"
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py

@@ -220,6 +220,8 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
         return _failed(load, session)
     laps.lap("load")
     verdict: dict[str, Any] = {"status": "ok", "weights_loaded": f"{load['weights_loaded']}/{load['weights_total']}"}
+    if load.get("sync_floor_ms") is not None:
+        verdict["sync_floor_ms"] = load["sync_floor_ms"]  # taken out of each CUDA window (timing.CUDA_TIMER)
     failure = _correctness(session, env, opts, cache, trials, verdict)
     laps.lap("correctness")
     if failure:

@@ -24,6 +24,12 @@ from harness.problem import Problem
 from harness.results import RunWriter, completed_keys, new_run_id, resume_conflicts, run_file_name, run_segments
 from harness.usage import Usage
 
+# How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
+# events around the call and a device-wide synchronize, less the synchronize's least round trip
+# (harness/worker/handlers.py, _timed_call). Runs before 2026-12-05 have "cuda_events+device_sync",
+# the window with the round trip left in.
+CUDA_TIMER = "cuda_events+device_sync-round_trip_floor"
+
 
 class Runner:
     def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "results/runs", *,
@@ -56,7 +62,7 @@ class Runner:
                 "config": {"suite": suite, "generator": self.generator_name, "generator_options": generator_options or {},
                            "precision": opts.precision, "size": opts.size, "device": opts.device,
                            "trials": opts.trials, "tolerance": opts.tol(), "compile_baseline": opts.with_compile(),
-                           "flags": {"allow_tf32": opts.allow_tf32}, "timer": "cuda_events+device_sync" if opts.device == "cuda" else "perf_counter_ns",
+                           "flags": {"allow_tf32": opts.allow_tf32}, "timer": CUDA_TIMER if opts.device == "cuda" else "perf_counter_ns",
                            "seeds": "public+secret" if opts.secret is None else "public+fixed", **(extra or {})}}
 
     def already_done(self, problem: Problem) -> bool:
