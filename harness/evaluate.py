@@ -326,6 +326,7 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
             "calls_with_retry": timing.calls_with_retry if timing else 0,
             "phases_s": verdict["phases_s"],  # taken by the first record that uses this baseline
             "worker_output": verdict.get("worker_output") or "",
+            "traceback": verdict.get("traceback") or "",
         }
     return cache.baselines[key]
 
@@ -375,7 +376,8 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
             record["remarks"].append(f"{kind}_baseline_failed: {result['status']}: {result['reason'][:200]}")
             # The remark's 200 characters name the error; what caused it (an inductor subprocess's
             # traceback, say) is at the end of the reason, kept whole enough to diagnose from the record.
-            record.setdefault("baseline_errors", {})[kind] = _bounded_reason(result["reason"], result.get("worker_output"))
+            record.setdefault("baseline_errors", {})[kind] = _bounded_reason(result["reason"], result.get("worker_output"),
+                                                                            result.get("traceback"))
     record["speedup"] = stats.ratio(record["eager_ms"], record["candidate_ms"])
     record["speedup_compile"] = stats.ratio(record["compile_ms"], record["candidate_ms"])
     record["flops"], record["conv_flops"], record["bytes"] = env.flops, env.conv_flops, env.nbytes
@@ -389,10 +391,12 @@ def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
 BASELINE_ERROR_HEAD, BASELINE_ERROR_TAIL = 600, 3400
 
 
-def _bounded_reason(reason: str, worker_output: str | None = None) -> str:
-    """A failed baseline's reason (and the worker's last output), at most about 4,000 characters:
-    its head names the error, its tail holds the innermost cause."""
+def _bounded_reason(reason: str, worker_output: str | None = None, traceback: str | None = None) -> str:
+    """A failed baseline's reason, the worker's traceback and its last output, at most about 4,000
+    characters: the head names the error, the tail holds the innermost cause (the worker's reason
+    itself is cut at 500 characters, so a subprocess's traceback lives in the traceback)."""
     text = reason + (f"\n--- worker output (tail) ---\n{worker_output}" if worker_output else "")
+    text += f"\n--- traceback (tail) ---\n{traceback}" if traceback else ""
     if len(text) <= BASELINE_ERROR_HEAD + BASELINE_ERROR_TAIL:
         return text
     cut = len(text) - BASELINE_ERROR_HEAD - BASELINE_ERROR_TAIL

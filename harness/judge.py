@@ -166,7 +166,13 @@ class WorkerSession:
             # glibc fills every fresh allocation with 0x7f bytes (~3.4e38 as float32) and never uses
             # zeroed mmap pages, so an output the candidate allocates and never writes cannot pass.
             env.update(MALLOC_PERTURB_="128", MALLOC_MMAP_MAX_="0", MALLOC_TOP_PAD_=str(64 << 20))
-        elif "CUDA_VISIBLE_DEVICES" in os.environ:
+        else:
+            # Inductor hands kernels to a pool of compile subprocesses once the pool has warmed up, so
+            # only long compiles (whole Level 3 networks) reach it; there they failed in the sandbox
+            # (SubprocException at load_kernel, H200 2026-12-05; bench/inductor_subprocess_probe.py).
+            # One thread compiles in the worker itself.
+            env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        if self.device != "cpu" and "CUDA_VISIBLE_DEVICES" in os.environ:
             # The worker sees the same GPUs as the judge: CUDA IPC handles name the judge's device index.
             env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
         return env
@@ -274,6 +280,18 @@ class WorkerSession:
                 self.process.kill()
             self._wait_exit()
 
+    def _end_process_group(self) -> None:
+        """End whatever the worker started and left running after it exited (its process group: the
+        worker starts a session of its own). Inductor's compile pool, or a process a candidate forked,
+        would otherwise live on beside the next timings; a worker that exits cleanly on "bye" never
+        reaches kill()."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def close(self) -> None:
         # The spare started for the next session must be up before this one's caller goes on
         # (another process may start timing on this GPU once we let go of it).
@@ -286,6 +304,7 @@ class WorkerSession:
             if self._wait_exit(3.0) is None:
                 self.kill()
         self.kill()
+        self._end_process_group()
         if self.conn is not None:
             self.conn.close()
         if self.device == "cuda":

@@ -34,3 +34,19 @@ def test_a_failed_baseline_is_a_remark_and_its_whole_reason_reaches_the_details_
     assert "baseline_errors" not in path.read_text().splitlines()[1]  # bulky: in the details file
     (loaded,) = load_records([path])
     assert loaded["baseline_errors"]["compile"].endswith("ptxas fatal: the innermost cause")
+
+
+def test_a_baseline_failing_in_its_worker_keeps_the_tracebacks_innermost_cause(scale_relu, monkeypatch):
+    # The worker cuts its reason at 500 characters; an inductor SubprocException puts the real cause
+    # at the end of a long message, so the record must take it from the worker's traceback.
+    failing = scale_relu.source + (
+        "\n\nclass ModelNew(Model):\n"
+        "    def forward(self, *args):\n"
+        "        raise RuntimeError('SubprocException: ' + 'frame\\n' * 400 + 'ptxas fatal: the innermost cause')\n")
+    monkeypatch.setattr(evaluate_module, "compile_source", lambda problem: failing)
+    opts = EvalOptions(device="cpu", trials=2, compile_baseline="on")
+    record = evaluate(scale_relu, scale_relu.source + "\n\nModelNew = Model\n", opts, EvalCache(), baseline=True)
+    assert record["status"] == "ok" and record["compile_ms"] is None
+    kept = record["baseline_errors"]["compile"]
+    assert kept.startswith("RuntimeError in first call: SubprocException")
+    assert "ptxas fatal: the innermost cause" in kept.split("--- traceback (tail) ---")[1]
