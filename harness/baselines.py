@@ -29,6 +29,8 @@ def collect(records: list[dict]) -> dict:
             if record.get(key) is not None:
                 entry[key] = record[key]
         entry.update(size=record.get("size"), precision=record.get("precision"), device=record.get("hardware"))
+        if record.get("eager_ms") is not None:
+            entry["timer"] = record.get("run_timer")  # the CUDA window the eager median was measured with
     return dict(sorted(problems.items()))
 
 

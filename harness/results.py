@@ -259,6 +259,7 @@ def load_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
             row["hardware"] = provenance.get("device", row.get("device"))
             row.setdefault("imported", bool(header.get("imported", False)))
             row.setdefault("suite", config.get("suite"))
+            row["run_timer"] = config.get("timer")
             rows.append(row)
     return rows
 
