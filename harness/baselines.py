@@ -2,7 +2,8 @@
 
 ``python -m harness.baselines --runs DIR [DIR ...] --out results/baselines/<device>.json`` collects
 the baselines the harness measured (same protocol as candidates) and prints a per-level summary:
-problems correct, median eager ms, median SOL fraction of eager, geomean of eager/compile.
+problems correct, median eager ms, median SOL fraction of eager, geomean of eager/compile, and how
+many problems' reference speedup (the same source timed twice) fell outside 0.9-1.1.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def collect(records: list[dict]) -> dict:
         entry.update(size=record.get("size"), precision=record.get("precision"), device=record.get("hardware"))
         if record.get("eager_ms") is not None:
             entry["timer"] = record.get("run_timer")  # the CUDA window the eager median was measured with
+            # The reference generator's candidate is the eager source itself, timed in its own session
+            # just before the eager baseline: outside 0.9-1.1 one of the two was disturbed, so the
+            # problem's eager median is not settled (UNSETTLED below).
+            entry["reference_speedup"] = record.get("speedup")
     return dict(sorted(problems.items()))
 
 
@@ -38,7 +43,8 @@ def level_lines(problems: dict) -> list[str]:
     by_level = defaultdict(list)
     for entry in problems.values():
         by_level[entry["level"]].append(entry)
-    lines = ["level | problems | correct | median eager ms | median SOL fraction of eager | geomean eager/compile"]
+    lines = ["level | problems | correct | median eager ms | median SOL fraction of eager | geomean eager/compile | "
+             "reference speedup outside 0.9-1.1"]
     for level in sorted(by_level, key=lambda v: (v is None, v)):
         rows = by_level[level]
         eager = [r["eager_ms"] for r in rows if r.get("eager_ms")]
@@ -48,8 +54,17 @@ def level_lines(problems: dict) -> list[str]:
         lines.append(f"L{level} | {len(rows)} | {sum(r['correct'] for r in rows)} | "
                      f"{statistics.median(eager) if eager else float('nan'):.4f} | "
                      f"{statistics.median(sol) if sol else float('nan'):.4f} | "
-                     f"{geo if geo else float('nan'):.4f} ({len(ratios)} with compile)")
+                     f"{geo if geo else float('nan'):.4f} ({len(ratios)} with compile) | "
+                     f"{sum(unsettled(r) for r in rows)}")
     return lines
+
+
+SETTLED_BAND = (0.9, 1.1)
+
+
+def unsettled(entry: dict) -> bool:
+    speedup = entry.get("reference_speedup")
+    return speedup is not None and not SETTLED_BAND[0] <= speedup <= SETTLED_BAND[1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
     print("\n".join(level_lines(problems)))
+    shaky = [f"{pid} {entry['reference_speedup']:.3f}" for pid, entry in problems.items() if unsettled(entry)]
+    if shaky:
+        print(f"reference speedup outside {SETTLED_BAND[0]}-{SETTLED_BAND[1]} (eager median not settled): " + ", ".join(shaky))
     print(f"{len(problems)} problems -> {args.out}")
     return 0
 
