@@ -168,9 +168,10 @@ class WorkerSession:
             env.update(MALLOC_PERTURB_="128", MALLOC_MMAP_MAX_="0", MALLOC_TOP_PAD_=str(64 << 20))
         else:
             # Inductor hands kernels to a pool of compile subprocesses once the pool has warmed up, so
-            # only long compiles (whole Level 3 networks) reach it; there they failed in the sandbox
-            # (SubprocException at load_kernel, H200 2026-12-05; bench/inductor_subprocess_probe.py).
-            # One thread compiles in the worker itself.
+            # only long compiles (whole Level 3 networks) reach it. Under the worker's Landlock sandbox
+            # that subprocess finds no GPU ("Could not find an active GPU backend", the baseline's
+            # SubprocException; bench/inductor_subprocess_probe.py, 2026-12-05). One thread compiles in
+            # the worker itself, where CUDA was set up before the sandbox.
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         if self.device != "cpu" and "CUDA_VISIBLE_DEVICES" in os.environ:
             # The worker sees the same GPUs as the judge: CUDA IPC handles name the judge's device index.
