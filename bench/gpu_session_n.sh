@@ -37,6 +37,9 @@
 # lost when the machine was taken back. Next: STAGE=3 again (L3/15-42 and L3/44-50, about 35 s each),
 # then the compile baselines of L3/7, 9, 10 and 14, which failed in inductor (their records now keep
 # the whole reason in baseline_errors): rerun those four in a new --runs-dir, not --resume.
+# Calls V0-V2 (2026-12-05): the corrected timer (STAGE=7 on an H100, adopted by the worker), STAGE=8
+# through L3/31 on an H200 (compile failed in the sandbox on 14 of 18; workers now compile in-process).
+# Next: STAGE=8 again (the rest of Level 3, then the reruns), then STAGE=9 on an H200.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
@@ -57,6 +60,7 @@ seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 [ -n "$(ls results/runs/h200/mkevolve_rerun 2>/dev/null)" ] && seed $R/mk2 "results/runs/h200/mkevolve_rerun/*"
 [ -n "$(ls results/runs/h200/mkevolve_fixes 2>/dev/null)" ] && seed $R/mk3 "results/runs/h200/mkevolve_fixes/*"
 [ -n "$(ls results/runs/h200/corrected_timer 2>/dev/null)" ] && seed $R/base2 "results/runs/h200/corrected_timer/*"
+[ -n "$(ls results/runs/h200/corrected_timer_rerun 2>/dev/null)" ] && seed $R/base3 "results/runs/h200/corrected_timer_rerun/*"
 # What comes back is what lies under $O when the call ends. A call killed at its limit (rc 124/137)
 # never runs the EXIT trap, and a tar cut short comes back empty (call T3, 2026-12-04, lost 519 s
 # of baselines that way), so a snapshot is written every SNAP_S seconds under a temporary name and
@@ -112,14 +116,19 @@ PY
   lap "timer correction"; timeout $(left) python3 bench/cuda_timer_correction.py
   ;;
 8)
-  # The Level 3 baselines still missing (L3/15-42, 44-50), then the four whose torch.compile failed
-  # in inductor (L3/7, 9, 10, 14), in one resumable run with the corrected CUDA timer (a run file of
-  # the old timer refuses the resume). Copy $R/base2 into results/runs/h200/corrected_timer/.
-  B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/base2 --resume"
+  # The Level 3 baselines still missing (L3/32-42, 44-50 after call V1), resumable, with the corrected
+  # CUDA timer (a run file of the old timer refuses the resume); then, in a second resumable run under
+  # $R/base3, the problems whose compile failed in the sandbox before workers compiled in-process
+  # (L3/7, 9, 10, 14-16, 18-20, 22-30) and whose reference speedup was outside 0.9-1.1 (L1/12, 71, 78).
+  # Copy $R/base2 into results/runs/h200/corrected_timer/ and $R/base3 into
+  # results/runs/h200/corrected_timer_rerun/ afterwards.
+  B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --resume"
   lap "Level 3 baselines, $(left) s left"
-  timeout $(left) $B --problem 'L3/1[5-9]_*' --problem 'L3/[23]?_*' --problem 'L3/4[0-24-9]_*' --problem 'L3/50_*' 2>&1 | grep -v "^\.\|^$" | tail -4
-  lap "compile reruns, $(left) s left"
-  timeout $(left) $B --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/10_*' --problem 'L3/14_*' 2>&1 | grep -v "^\.\|^$" | tail -4
+  timeout $(left) $B --runs-dir $R/base2 --problem 'L3/1[5-9]_*' --problem 'L3/[23]?_*' --problem 'L3/4[0-24-9]_*' \
+    --problem 'L3/50_*' 2>&1 | grep -v "^\.\|^$" | tail -4
+  lap "reruns, $(left) s left"
+  timeout $(left) $B --runs-dir $R/base3 --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/1[04-689]_*' \
+    --problem 'L3/2[02-9]_*' --problem 'L3/30_*' --problem 'L1/12_*' --problem 'L1/7[18]_*' 2>&1 | grep -v "^\.\|^$" | tail -4
   python3 bench/phase_summary.py --runs $R/base2 | head -8
   ;;
 9)
