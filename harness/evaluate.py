@@ -221,7 +221,7 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
     laps.lap("load")
     verdict: dict[str, Any] = {"status": "ok", "weights_loaded": f"{load['weights_loaded']}/{load['weights_total']}"}
     if load.get("sync_floor_ms") is not None:
-        verdict["sync_floor_ms"] = load["sync_floor_ms"]  # taken out of each CUDA window (timing.CUDA_TIMER)
+        verdict["sync_floor_ms"] = load["sync_floor_ms"]  # taken out of each CUDA window (runner.CUDA_TIMER)
     failure = _correctness(session, env, opts, cache, trials, verdict)
     laps.lap("correctness")
     if failure:

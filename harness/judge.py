@@ -274,24 +274,19 @@ class WorkerSession:
         return data.decode("utf-8", errors="replace")
 
     def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.process.kill()
-            self._wait_exit()
-
-    def _end_process_group(self) -> None:
-        """End whatever the worker started and left running after it exited (its process group: the
-        worker starts a session of its own). Inductor's compile pool, or a process a candidate forked,
-        would otherwise live on beside the next timings; a worker that exits cleanly on "bye" never
-        reaches kill()."""
+        """End the worker and whatever it started that is still running: its process group (the worker
+        starts a session of its own). Also after the worker has exited cleanly on "bye": inductor's
+        compile pool, or a process a candidate forked, would otherwise live on beside the next timings."""
         if self.process is None:
             return
+        running = self.process.poll() is None
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
-            pass
+            if running:
+                self.process.kill()
+        if running:
+            self._wait_exit()
 
     def close(self) -> None:
         # The spare started for the next session must be up before this one's caller goes on
@@ -305,7 +300,6 @@ class WorkerSession:
             if self._wait_exit(3.0) is None:
                 self.kill()
         self.kill()
-        self._end_process_group()
         if self.conn is not None:
             self.conn.close()
         if self.device == "cuda":

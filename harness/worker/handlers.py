@@ -180,7 +180,7 @@ def load(state, message: dict, _load_weights=_load_matching_weights) -> dict:
     loaded = _load_weights(torch, model, message["state_dict"])
     state.model = model
     return {"ok": True, "weights_loaded": loaded, "weights_total": len(message["state_dict"]),
-            "sandbox": state.guards.sandbox, "sync_floor_ms": getattr(state, "sync_floor_ms", None)}
+            "sandbox": state.guards.sandbox, "sync_floor_ms": state.sync_floor_ms}
 
 
 def call(state, message: dict, _poison=_poison, _plain=_plain_outputs, _sync=_sync) -> dict:

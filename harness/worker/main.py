@@ -116,6 +116,7 @@ class State:
         self.timing_sets: list = []
         self.retained: list = []
         self.flush_buffer = None
+        self.sync_floor_ms = None      # CUDA: the closing synchronize's least round trip (handlers.load)
         self.handlers = handlers.HANDLERS
 
     def handle(self, message: dict) -> dict:
