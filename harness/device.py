@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.errors import UserError
 
 DEVICES = ("cpu", "cuda")
-_PEAK_METHOD = 2  # bump when _measure changes: cached peaks from an older method are measured again
+_PEAK_METHOD = 3  # bump when _measure changes: cached peaks from an older method are measured again
 _CACHE = Path(os.environ.get("CRUCIBLE_CACHE", Path.home() / ".cache" / "crucible")) / "peaks.json"
 
 
@@ -158,7 +158,14 @@ def _measure(device: str) -> dict:
     import torch
 
     if device == "cuda":
-        return _measure_once(device, 4096, 1 << 28)
+        # A fresh machine's GPU idles at low clocks: five 1 GiB copies straight after start-up measured
+        # 2.55 TB/s on an H100 (2026-12-05) whose ReLU then ran at 2.97 TB/s and was flagged below_sol.
+        # So the GPU is kept busy for a while first, and the best of three rounds is kept.
+        _keep_busy(device, seconds=0.5)
+        best = {}
+        for _ in range(3):
+            best = _best_of(best, _measure_once(device, 4096, 1 << 28))
+        return best
     threads = torch.get_num_threads()
     best: dict = {}
     try:
@@ -178,11 +185,11 @@ def _measure_once(device: str, size: int, elements: int) -> dict:
     for precision, dtype in (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16)):
         a = torch.randn(size, size, device=device, dtype=dtype)
         b = torch.randn(size, size, device=device, dtype=dtype)
-        seconds = _best_time(lambda: torch.mm(a, b), device, repeats=5 if device == "cuda" else 20)
+        seconds = _best_time(lambda: torch.mm(a, b), device, repeats=10 if device == "cuda" else 20)
         flops[precision] = 2 * size**3 / seconds
     src = torch.empty(elements, device=device, dtype=torch.float32).fill_(1.0)
     dst = torch.empty_like(src)
-    seconds = _best_time(lambda: dst.copy_(src), device, repeats=5 if device == "cuda" else 20)
+    seconds = _best_time(lambda: dst.copy_(src), device, repeats=10 if device == "cuda" else 20)
     return {"flops_per_s": flops, "bytes_per_s": 2 * src.numel() * 4 / seconds}
 
 
@@ -193,17 +200,39 @@ def _best_of(a: dict, b: dict) -> dict:
     return {"flops_per_s": flops, "bytes_per_s": max(a["bytes_per_s"], b["bytes_per_s"])}
 
 
+def _keep_busy(device: str, seconds: float) -> None:
+    """Matmuls and copies for about ``seconds``, so that clocks have left their idle state."""
+    import torch
+
+    a = torch.randn(4096, 4096, device=device)
+    src = torch.empty(1 << 26, device=device).fill_(1.0)
+    dst = torch.empty_like(src)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(4):
+            torch.mm(a, a)
+            dst.copy_(src)
+        torch.cuda.synchronize()
+
+
 def _best_time(fn, device: str, repeats: int = 5) -> float:
+    """The least time of ``repeats`` calls after one warm-up call; on CUDA by events around the call
+    alone (the host's launch and synchronize costs are not the device's speed)."""
     import torch
 
     fn()
     best = float("inf")
     for _ in range(repeats):
         if device == "cuda":
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda.synchronize()
-        start = time.perf_counter()
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            best = min(best, start.elapsed_time(stop) / 1e3)
+            continue
+        start_s = time.perf_counter()
         fn()
-        if device == "cuda":
-            torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.perf_counter() - start_s)
     return best

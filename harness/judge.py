@@ -154,7 +154,7 @@ class WorkerSession:
         if self.gpu_index is not None:
             env["CRUCIBLE_GPU_INDEX"] = str(self.gpu_index)  # the device a CUDA worker initialises at start
         env.update(HOME=str(self.workdir), TMPDIR=str(self.workdir), PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONHASHSEED="0", CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
+                   PYTHONHASHSEED="0", CRUCIBLE_JUDGE_PID=str(os.getpid()), CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
                    TRITON_CACHE_DIR=str(self.workdir / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(self.workdir / "inductor"),
                    TORCH_EXTENSIONS_DIR=str(self.workdir / "torch-extensions"))
         if self.device == "cpu":

@@ -59,6 +59,20 @@ def flag_floor_ms(flops: int, conv_flops: int, nbytes: int, peaks: dict, precisi
     return sol_ms(max(0, flops - conv_flops), nbytes, peaks, precision)
 
 
+def raised_to_achieved(peaks: dict, flops: int, nbytes: int, achieved_ms: float | None, precision: str) -> dict:
+    """Peaks no lower than the rates a trusted run achieved: a reference that did ``flops`` and moved
+    ``nbytes`` in ``achieved_ms`` proves the device can go at least that fast, so a floor above the
+    reference's own time comes from an underestimated peak, never from the reference. ``flops`` should
+    leave out convolutions (fast algorithms do fewer than FlopCounterMode counts)."""
+    if not achieved_ms or achieved_ms <= 0 or not peaks.get("bytes_per_s"):
+        return peaks
+    seconds = achieved_ms / 1e3
+    rates = dict(peaks.get("flops_per_s", {}))
+    if precision in rates:
+        rates[precision] = max(rates[precision], flops / seconds)
+    return {**peaks, "flops_per_s": rates, "bytes_per_s": max(peaks["bytes_per_s"], nbytes / seconds)}
+
+
 def sol_fraction(floor_ms: float | None, measured_ms: float | None) -> float | None:
     if floor_ms is None or measured_ms is None or measured_ms <= 0:
         return None

@@ -16,6 +16,7 @@ MAX_TRACEBACK_CHARS = 4000
 
 
 def main(fd: int) -> int:
+    _end_with_the_judge()
     _limit_memory()
     import torch
     import torch.multiprocessing
@@ -45,6 +46,34 @@ def main(fd: int) -> int:
         # last outputs sent by CUDA IPC stay allocated through the next request (on a full-size
         # problem, one output more in GPU memory while the next call runs).
         del message, reply
+
+
+def _end_with_the_judge(period_s: float = 0.5) -> None:
+    """End this worker's process group soon after the judge dies.
+
+    A judge killed from outside (a time limit's SIGTERM, SIGKILL) closes the channel, but a worker
+    busy in a long request (a whole network's compile, a timing loop) does not read it until the
+    request ends, and would go on loading the GPU beside the next run's timings (seen on an H100,
+    2026-12-05: an eager median 1.64x too slow after a killed compile baseline). A watcher thread,
+    started before any candidate code exists, notices the new parent and kills the group (the
+    worker and whatever it started; Landlock's signal scope allows a group of its own). Not
+    PR_SET_PDEATHSIG: that fires when the spawning *thread* ends, which need not be the judge's end."""
+    import signal
+    import threading
+    import time
+
+    judge = int(os.environ.get("CRUCIBLE_JUDGE_PID", "0") or 0)
+    if not judge:
+        return
+
+    def watch() -> None:
+        while os.getppid() == judge:
+            time.sleep(period_s)
+        if os.getpgid(0) == os.getpid():     # the judge starts each worker in a session of its own
+            os.killpg(0, signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="crucible-judge-watch", daemon=True).start()
 
 
 def _limit_memory() -> None:

@@ -44,3 +44,59 @@ with open({str(note)!r}, "w") as handle:
         assert not _alive(pid), f"the candidate's forked process {pid} outlived its worker"
     finally:
         note.unlink(missing_ok=True)
+
+
+JUDGE = '''
+import sys
+from harness.evaluate import EvalCache, EvalOptions, evaluate
+from harness.judge import WorkerLimits
+from harness.problem import load_problem
+
+problem = load_problem(sys.argv[1], size="small", level=1)
+opts = EvalOptions(timing=False, trials=3, limits=WorkerLimits(memory_bytes=3 << 30, load_s=120, first_call_s=20, call_s=20))
+evaluate(problem, open(sys.argv[2]).read(), opts, EvalCache())
+'''
+
+
+def test_a_busy_worker_ends_soon_after_its_judge_is_killed(tmp_path):
+    """A judge killed from outside (a time limit's SIGKILL) cannot close its workers; one busy in a
+    long request would not read the closed channel and would keep loading the machine (on an H100,
+    2026-12-05, beside the next run's timings). The worker's watcher ends it within about a second."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.core.conftest import FIXTURES
+
+    note = Path("/dev/shm") / f"crucible-judge-test-{secrets.token_hex(6)}"
+    candidate = tmp_path / "candidate.py"
+    candidate.write_text(GOOD + f'''
+import ctypes
+import os
+
+with open({str(note)!r}, "w") as handle:
+    handle.write(str(os.getpid()))
+ctypes.CDLL(None).sleep(120)   # a long load: the worker reads no message until it ends
+''')
+    judge = subprocess.Popen([sys.executable, "-c", JUDGE, str(FIXTURES / "problems" / "1_Scale_ReLU.py"), str(candidate)],
+                             cwd=Path(__file__).resolve().parents[2])
+    worker = None
+    try:
+        deadline = time.monotonic() + 90
+        while not note.exists() and judge.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert note.exists(), "the candidate never started loading"
+        time.sleep(0.2)
+        worker = int(note.read_text())
+        assert _alive(worker)
+        judge.send_signal(signal.SIGKILL)
+        judge.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(worker), f"worker {worker} outlived its killed judge"
+    finally:
+        judge.kill()
+        note.unlink(missing_ok=True)
+        if worker and _alive(worker):
+            os.kill(worker, 9)   # the failure left it running

@@ -38,6 +38,15 @@ def get_inputs():
 def get_init_inputs():
     return []
 '''
+# The same product row by row: the same FLOPs, many times slower than one call (a candidate that
+# beats its eager reference by far more than the flag's slack).
+SLOW_MATMUL = MATMUL.replace("return a @ b", "return torch.stack([row @ b for row in a])")
+FAST_MATMUL = SLOW_MATMUL + """
+
+class ModelNew(Model):
+    def forward(self, a, b):
+        return a @ b
+"""
 PEAKS = {"device": "test", "flops_per_s": {"fp32": 1e6}, "bytes_per_s": 1e15}  # FLOPs dominate every floor
 
 
@@ -66,12 +75,15 @@ def _opts():
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=30, call_s=30))
 
 
-@pytest.mark.parametrize("source, flagged", [(CONV, False), (MATMUL, True)], ids=["convolution", "matmul"])
+@pytest.mark.parametrize("source, candidate, flagged",
+                         [(CONV, None, False), (SLOW_MATMUL, FAST_MATMUL, True)], ids=["convolution", "matmul"])
 def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_convolution(
-        tmp_path, monkeypatch, source, flagged):
+        tmp_path, monkeypatch, source, candidate, flagged):
     """Judged for real (spawned worker, CPU timing) with a fp32 peak of 1 MFLOP/s, so that every
-    measured time is far below the nominal floor: the matmul is flagged, the convolution, whose
-    floor is then its bytes, is not, and its SOL fraction says it beat the nominal floor."""
+    measured time is far below the nominal floor. The floors are first raised to the rates the eager
+    reference achieved (a peak is never below what the reference did): the matmul candidate, many
+    times faster than its row-by-row reference, is still flagged; the convolution, whose flag floor
+    is its bytes, is not, and its SOL fraction says it beat the nominal floor."""
     import harness.device
     from harness.evaluate import EvalCache, eager_source, evaluate
     from harness.problem import load_problem
@@ -80,11 +92,30 @@ def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_co
     path.write_text(source)
     problem = load_problem(path, size="full", level=1)
     monkeypatch.setattr(harness.device, "peaks", lambda device: PEAKS)
-    record = evaluate(problem, eager_source(problem), _opts(), EvalCache())
+    record = evaluate(problem, candidate or eager_source(problem), _opts(), EvalCache())
     assert record["status"] == "ok", record["reason"]
     assert record["candidate_ms"] and record["sol_fraction"] > 1
     assert ("below_sol" in record["flags"]) == flagged, record["flags"]
     if flagged:
         assert record["conv_flops"] == 0 and record["flag_floor_ms"] == record["sol_ms"]
+        assert record["flag_floor_ms"] == pytest.approx(record["eager_ms"])     # raised to what eager achieved
+        assert any(r.startswith("peaks_raised: ") for r in record["remarks"]), record["remarks"]
     else:
         assert record["conv_flops"] == record["flops"] > 0 and record["flag_floor_ms"] < record["sol_ms"]
+
+
+def test_the_reference_as_candidate_is_never_under_a_floor_its_own_eager_run_disproves(tmp_path, monkeypatch):
+    """With peaks far too low (a cold GPU measured them on an H100, 2026-12-05, and flagged the
+    reference generator's ReLU below_sol), the record's floor is no higher than eager's own time."""
+    import harness.device
+    from harness.evaluate import EvalCache, eager_source, evaluate
+    from harness.problem import load_problem
+
+    path = tmp_path / "1_Floor.py"
+    path.write_text(MATMUL)
+    problem = load_problem(path, size="full", level=1)
+    monkeypatch.setattr(harness.device, "peaks", lambda device: PEAKS)
+    record = evaluate(problem, eager_source(problem), _opts(), EvalCache())
+    assert record["status"] == "ok", record["reason"]
+    assert record["flag_floor_ms"] <= record["eager_ms"] * (1 + 1e-9)
+    assert any(r.startswith("peaks_raised: eager ran at ") for r in record["remarks"]), record["remarks"]
