@@ -17,7 +17,7 @@
 #   STAGE=7  bench/cuda_timer_correction.py (the synchronize's round trip taken out of the window).
 #   STAGE=8  the missing Level 3 baselines and the four failed compile baselines, with the corrected
 #            timer the worker adopted on 2026-12-05 (a new run under $R/base2).
-#   STAGE=9  the GPU cases of the exploit corpus, then STAGE=1, with the corrected timer.
+#   STAGE=9  the starter set twice and do_bench, then the GPU exploit corpus, with the corrected timer.
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -39,7 +39,10 @@
 # the whole reason in baseline_errors): rerun those four in a new --runs-dir, not --resume.
 # Calls V0-V2 (2026-12-05): the corrected timer (STAGE=7 on an H100, adopted by the worker), STAGE=8
 # through L3/31 on an H200 (compile failed in the sandbox on 14 of 18; workers now compile in-process).
-# Next: STAGE=8 again (the rest of Level 3, then the reruns), then STAGE=9 on an H200.
+# Calls W0-W7 (2026-12-05): four calls for nvidia-h200 all got H100s; STAGE=10 and 11 ran there
+# (FALLBACK_STAGE), and a compile check of L3/19 and L3/16 with one in-process compile thread recorded
+# nothing in 150 s: Level 3 compile baselines may now take minutes each, so STAGE=8's reruns will need
+# several calls. Next: STAGE=8 again (the rest of Level 3, then the reruns), then STAGE=9 on an H200.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
@@ -134,9 +137,15 @@ PY
   python3 bench/phase_summary.py --runs $R/base2 | head -8
   ;;
 9)
-  # The corrected timer: the side-stream cheats of the exploit corpus, then STAGE=1's starter set.
-  lap "side-stream corpus"; timeout 150 python3 -m pytest tests/exploits/test_corpus.py -m gpu -q -p no:cacheprovider -x 2>&1 | tail -3
-  STAGE=1 CALL_S=$(left) bash "$0"
+  # The corrected timer on the starter set: `reference` twice, do_bench in the same call (about
+  # 150 s a run on an H100), then the GPU cases of the exploit corpus with what time is left (a fresh
+  # machine compiles their Triton kernels anew: 150 s was too short on call W1).
+  P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
+  lap "reference, starter set"; timeout 220 $P --runs-dir $R/ref1 2>&1 | tail -1
+  lap "reference again"; timeout 220 $P --runs-dir $R/ref2 2>&1 | tail -1
+  lap "do_bench"; timeout 60 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --do-bench 2>&1 | tail -17
+  lap "exploit corpus, $(left) s left"
+  timeout $(left) python3 -m pytest tests/exploits/test_corpus.py -m gpu -q -p no:cacheprovider 2>&1 | tail -3
   ;;
 10)
   # Any GPU: the peaks cold (one round straight after start-up) and by the method of _PEAK_METHOD 3
