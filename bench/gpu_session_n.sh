@@ -18,6 +18,8 @@
 #   STAGE=8  the missing Level 3 baselines and the four failed compile baselines, with the corrected
 #            timer the worker adopted on 2026-12-05 (a new run under $R/base2).
 #   STAGE=9  the starter set twice and do_bench, then the GPU exploit corpus, with the corrected timer.
+#   STAGE=12 (any GPU) the compile baseline on whole Level 3 networks, inductor's pool given back to
+#            the harness's own code (2026-12-06).
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -170,6 +172,22 @@ for l in open(glob.glob('$R/relu/*.jsonl')[0]):
   P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
   lap "reference, starter set"; timeout 260 $P --runs-dir $R/ref3 2>&1 | tail -1
   lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref3 --second $R/ref3 --do-bench 2>&1 | tail -17
+  ;;
+12)
+  # Any GPU: the compile baseline on whole Level 3 networks with inductor's compile pool given back to
+  # the harness's own code (guards.Guards.protect, compile_pool; 2026-12-06). PROBLEMS (default L3/19
+  # and L3/16, both failed in the sandbox on call V1) run in a new run under $R/cc; each record's
+  # eager and compile medians, the baseline errors and the seconds of the compile session print last.
+  B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --runs-dir $R/cc --resume"
+  for p in ${PROBLEMS:-L3/19_* L3/16_*}; do B="$B --problem $p"; done
+  lap "compile check, $(left) s left"; timeout $(left) $B 2>&1 | grep -v "^\.\|^$" | tail -3
+  python3 - <<'PY'
+import glob
+from harness.results import load_records
+for r in load_records(glob.glob("results/scratch/gpu/cc/*.jsonl")):
+    print(r["problem_id"], r["status"], "eager", r.get("eager_ms"), "compile", r.get("compile_ms"),
+          "compile session s", (r.get("phases_s") or {}).get("compile"), (r.get("baseline_errors") or {}).get("compile", "")[:300])
+PY
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py

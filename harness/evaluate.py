@@ -215,7 +215,8 @@ def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: Ev
 def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, trusted, laps: Laps) -> dict:
     load = session.request({"op": "load", "source": source, "init_args": env.init_args, "init_seed": env.init_seed,
                             "state_dict": env.state_dict(), "device": opts.device, "precision": opts.precision,
-                            "flags": env.flags, "gpu_index": opts.gpu_index}, opts.limits.load_s, "load")
+                            "flags": env.flags, "gpu_index": opts.gpu_index, "trusted": trusted},
+                           opts.limits.load_s, "load")
     if not load.get("ok"):
         return _failed(load, session)
     laps.lap("load")

@@ -95,6 +95,15 @@ class _LaunchCounter:
         self.count = 0
 
 
+def _allow_compile_threads() -> None:
+    """Undo the worker environment's TORCHINDUCTOR_COMPILE_THREADS=1 (set for untrusted code, whose
+    compile subprocesses cannot reach the GPU), so that inductor picks its own pool size."""
+    os.environ.pop("TORCHINDUCTOR_COMPILE_THREADS", None)
+    config = sys.modules.get("torch._inductor.config")
+    if config is not None:  # already imported: it read the variable at import
+        config.compile_threads = config.decide_compile_threads()
+
+
 class Guards:
     def __init__(self, torch_module, triton_module=None):
         torch = torch_module
@@ -132,14 +141,23 @@ class Guards:
         import harness.worker.handlers  # noqa: F401
         import harness.worker.protocol  # noqa: F401
 
-    def protect(self, workdir: str) -> None:
+    def protect(self, workdir: str, compile_pool: bool = False) -> None:
         """Freeze the classes the worker's reply path runs through, install the audit hook and the
-        sandbox; called once, right before the candidate's import."""
+        sandbox; called once, right before the candidate's import.
+
+        ``compile_pool`` (the judge grants it to the harness's own code alone: the eager and
+        torch.compile baselines, the reference and inductor generators) makes all of /proc writable,
+        so that inductor's compile subprocesses can set up CUDA: cuInit names its threads through
+        /proc/<pid>/task/<tid>/comm, and a Landlock rule can name only the pids that exist when it is
+        made (2026-12-06, bench/sandbox_cuda_probe.py). Untrusted code never gets it; its compiles
+        run in-process (judge.WorkerSession._environment)."""
         from harness.worker import audit, sandbox
 
         self.frozen = freeze_classes(_reply_path_classes())
 
-        writable = [workdir, "/dev", "/dev/shm", f"/proc/{os.getpid()}"]
+        writable = [workdir, "/dev", "/dev/shm", "/proc" if compile_pool else f"/proc/{os.getpid()}"]
+        if compile_pool:
+            _allow_compile_threads()
         caches = tuple(os.environ.get(name, "") for name in _CACHE_VARIABLES)
         self.read_audit = audit.install(workdir, tuple(writable), caches)
         _report_thread_starts()
