@@ -44,7 +44,11 @@
 # Calls W0-W7 (2026-12-05): four calls for nvidia-h200 all got H100s; STAGE=10 and 11 ran there
 # (FALLBACK_STAGE), and a compile check of L3/19 and L3/16 with one in-process compile thread recorded
 # nothing in 150 s: Level 3 compile baselines may now take minutes each, so STAGE=8's reruns will need
-# several calls. Next: STAGE=8 again (the rest of Level 3, then the reruns), then STAGE=9 on an H200.
+# several calls. Then: STAGE=8 again (the rest of Level 3, then the reruns), then STAGE=9 on an H200.
+# Calls X1-X2 (2026-12-06): the compile pool given back to the harness's own code (X1, STAGE=12 on an
+# H100: five whole networks compiled); STAGE=9 on an H200 (X2), then STAGE=8 through L3/36 and the
+# reruns of L1/12, 71, 78. Next: STAGE=8 again (L3/37-42, 44-50, then the Level 3 compile reruns,
+# 10-95 s of compile each), on an H200; copy $R/base2 and $R/base3 as STAGE=8 says.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
@@ -78,7 +82,9 @@ snap() { tar czf "$O/$1" "$R" 2>/dev/null && mv -f "$O/$1" "$O/session_n$STAGE.t
 ( while sleep "${SNAP_S:-45}"; do snap periodic_snapshot.tgz; done ) >/dev/null 2>&1 & SNAPPER=$!
 trap 'kill $SNAPPER 2>/dev/null; snap final_snapshot.tgz' EXIT
 t0=$(date +%s); lap() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
-left() { echo $(( ${CALL_S:-560} - ($(date +%s) - t0) )); }
+# Never below 1: `timeout 0` means no limit at all (call X2, 2026-12-06, ran its reruns past CALL_S
+# into the call's own limit that way, and its final snapshot came back empty).
+left() { local s=$(( ${CALL_S:-560} - ($(date +%s) - t0) )); echo $(( s > 1 ? s : 1 )); }
 KB="python3 -m pytest -p harness.pytest_plugin suites/kernelbench -q -p no:cacheprovider --device cuda --size full"
 MKEVOLVE="$KB --generator mkevolve --provider builtin --compile-baseline off --timing-budget-ms 300 --resume"
 MK="$MKEVOLVE --subset representative --runs-dir $R/mk"
@@ -88,7 +94,7 @@ case $STAGE in
   P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
   lap "reference, starter set"; timeout 230 $P --runs-dir $R/ref1 2>&1 | tail -2
   lap "reference again"; timeout 210 $P --runs-dir $R/ref2 2>&1 | tail -2
-  lap "compare"; timeout $(( $(left) - 90 )) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor results/runs/h200/*inductor.jsonl --do-bench > $R/compare.txt 2>&1
+  lap "compare"; timeout $(( $(left) > 91 ? $(left) - 90 : 1 )) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor results/runs/h200/*inductor.jsonl --do-bench > $R/compare.txt 2>&1
   tail -19 $R/compare.txt
   python3 - <<'PY'
 import glob, json
