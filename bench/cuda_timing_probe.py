@@ -19,6 +19,9 @@ For each problem at full size, the median of the reference's forward under:
                   (what the synchronize before the end event costs)
   protocol+rotate each call on the next of --sets fresh input sets, as the worker's timed calls are
   do_bench+rotate do_bench cycling over the same input sets
+  protocol+rotate+touch  protocol+rotate with one element of every 2 MiB of the call's inputs read
+                  after the flush, outside the window: the pages' address translations warm, about
+                  one cache line a page in L2 (is the fresh inputs' cost translation, not data?)
 Ratios are to do_bench.
 """
 
@@ -35,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None, churn_bytes=0,
-             end_now=False, rotate=None):
+             end_now=False, rotate=None, touch=False):
     import torch
 
     times, previous = [], None
@@ -54,6 +57,11 @@ def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, f
             torch.cuda.empty_cache()
         torch.cuda.synchronize()
         flush.zero_()
+        if touch:
+            for tensor in inputs:
+                if isinstance(tensor, torch.Tensor) and tensor.is_cuda and tensor.is_contiguous():
+                    flat = tensor.detach().view(-1)  # a view: a copy would read every byte into L2
+                    flat[:: max(1, (2 << 20) // flat.element_size())].sum()
         if delay_cycles:
             torch.cuda._sleep(delay_cycles)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -123,6 +131,7 @@ def main() -> int:
             if args.sets > 1:
                 sets = [inputs] + [env.make_inputs(124 + i) for i in range(args.sets - 1)]
                 row["protocol+rotate"] = protocol(model, inputs, rotate=sets, calls=16, flush=flush)
+                row["protocol+rotate+touch"] = protocol(model, inputs, rotate=sets, calls=16, flush=flush, touch=True)
                 turn = [0]
 
                 def rotating():

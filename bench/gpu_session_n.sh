@@ -20,6 +20,7 @@
 #   STAGE=9  the starter set twice and do_bench, then the GPU exploit corpus, with the corrected timer.
 #   STAGE=12 (any GPU) the compile baseline on whole Level 3 networks, inductor's pool given back to
 #            the harness's own code (2026-12-06).
+#   STAGE=13 (any GPU) bench/cuda_timing_probe.py with the input-touch variant (L2/23 vs do_bench).
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -194,6 +195,13 @@ for r in load_records(glob.glob("results/scratch/gpu/cc/*.jsonl")):
     print(r["problem_id"], r["status"], "eager", r.get("eager_ms"), "compile", r.get("compile_ms"),
           "compile session s", (r.get("phases_s") or {}).get("compile"), (r.get("baseline_errors") or {}).get("compile", "")[:300])
 PY
+  ;;
+13)
+  # Any GPU: does reading one element a page of each call's fresh inputs (outside the window) take
+  # away the few percent by which the protocol sits above do_bench on L2/23 (6.6% on the H200, X2)?
+  # bench/cuda_timing_probe.py's protocol+rotate+touch against protocol+rotate, about 2 min.
+  lap "timing probe"; timeout $(left) python3 bench/cuda_timing_probe.py --problem 'L2/23_*' --problem 'L1/95_*' \
+    --problem 'L2/9_*' 2>&1 | tail -4
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
