@@ -87,5 +87,6 @@ def main() -> int:
         print(f"{name:22s} exit {process.returncode}: {lines[-1][:400] if lines else ''}")
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())
