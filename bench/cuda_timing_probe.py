@@ -20,9 +20,10 @@ For each problem at full size, the median of the reference's forward under:
   protocol+rotate each call on the next of --sets fresh input sets, as the worker's timed calls are
   do_bench+rotate do_bench cycling over the same input sets
   protocol+rotate+touch  protocol+rotate with one element of every 2 MiB of the call's inputs read
-                  after the flush, outside the window: the pages' address translations warm, about
-                  one cache line a page in L2 (is the fresh inputs' cost translation, not data?)
-Ratios are to do_bench.
+                  after the flush, outside the window (the worker's handlers.page_touch_views): the
+                  pages' address translations warm, about one cache line a page in L2 (is the fresh
+                  inputs' cost translation, not data?)
+Ratios are to do_bench. --quick measures do_bench, protocol and the rotate variants alone.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, f
              end_now=False, rotate=None, touch=False):
     import torch
 
+    from harness.worker.handlers import page_touch_views
+
     times, previous = [], None
     for call in range(calls + 3):
         if rotate:
@@ -58,10 +61,8 @@ def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, f
         torch.cuda.synchronize()
         flush.zero_()
         if touch:
-            for tensor in inputs:
-                if isinstance(tensor, torch.Tensor) and tensor.is_cuda and tensor.is_contiguous():
-                    flat = tensor.detach().view(-1)  # a view: a copy would read every byte into L2
-                    flat[:: max(1, (2 << 20) // flat.element_size())].sum()
+            for view in page_touch_views(inputs):
+                view.max()
         if delay_cycles:
             torch.cuda._sleep(delay_cycles)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -96,6 +97,7 @@ def main() -> int:
     parser.add_argument("--problem", action="append", default=None)
     parser.add_argument("--gap-ms", action="append", type=float, default=None, help="host idle between calls (repeatable)")
     parser.add_argument("--sets", type=int, default=4, help="input sets for the rotate variants (default 4)")
+    parser.add_argument("--quick", action="store_true", help="do_bench, protocol and the rotate variants only")
     args = parser.parse_args()
     gaps = args.gap_ms or [20.0]
     import torch
@@ -121,13 +123,14 @@ def main() -> int:
             bench = triton.testing.do_bench(lambda: model(*inputs), warmup=50, rep=300, return_mode="median")
             row = {"problem": problem.id, "do_bench": bench,
                    "protocol": protocol(model, inputs, flush=flush)}
-            for gap in gaps:
+            for gap in [] if args.quick else gaps:
                 row[f"protocol+gap{gap:g}"] = protocol(model, inputs, gap_s=gap / 1e3, flush=flush, calls=8 if gap > 100 else 15)
             input_bytes = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
-            row.update({"protocol+churn": protocol(model, inputs, churn_bytes=input_bytes, flush=flush),
-                        "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
-                        "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush),
-                        "protocol-endnow": protocol(model, inputs, end_now=True, flush=flush)})
+            if not args.quick:
+                row.update({"protocol+churn": protocol(model, inputs, churn_bytes=input_bytes, flush=flush),
+                            "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
+                            "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush),
+                            "protocol-endnow": protocol(model, inputs, end_now=True, flush=flush)})
             if args.sets > 1:
                 sets = [inputs] + [env.make_inputs(124 + i) for i in range(args.sets - 1)]
                 row["protocol+rotate"] = protocol(model, inputs, rotate=sets, calls=16, flush=flush)
@@ -142,6 +145,9 @@ def main() -> int:
                 del sets, rotating  # the closure holds the sets too; free them before the next problem
         del inputs
         torch.cuda.empty_cache()
+        if args.quick:
+            rows.append(row)
+            continue
         context = mp.get_context("spawn")
         queue, done = context.Queue(), context.Event()
         child = context.Process(target=_producer, args=(queue, done, problem.id))
@@ -157,7 +163,7 @@ def main() -> int:
     names = [k for k in rows[0] if k != "problem"]
     print("problem | " + " | ".join(names) + "   (ms; ratio to do_bench)")
     for row in rows:
-        cells = [f"{row[n]:.3f} ({row[n] / row['do_bench']:.2f})" for n in names]
+        cells = [f"{row[n]:.3f} ({row[n] / row['do_bench']:.3f})" for n in names]
         print(f"{row['problem']} | " + " | ".join(cells))
     return 0
 

@@ -21,6 +21,8 @@
 #   STAGE=12 (any GPU) the compile baseline on whole Level 3 networks, inductor's pool given back to
 #            the harness's own code (2026-12-06).
 #   STAGE=13 (any GPU) bench/cuda_timing_probe.py with the input-touch variant (L2/23 vs do_bench).
+#   STAGE=14 (any GPU) the input-touching worker: the quick probe, the starter set twice, do_bench,
+#            then `inductor` on the starter set (2026-12-06, after the touch went into the worker).
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -202,6 +204,20 @@ PY
   # bench/cuda_timing_probe.py's protocol+rotate+touch against protocol+rotate, about 2 min.
   lap "timing probe"; timeout $(left) python3 bench/cuda_timing_probe.py --problem 'L2/23_*' --problem 'L1/95_*' \
     --problem 'L2/9_*' 2>&1 | tail -4
+  ;;
+14)
+  # Any GPU: the worker now reads its inputs' pages after the flush (timer
+  # cuda_events+device_sync-round_trip_floor+input_pages_touched, 2026-12-06). The probe's rotate
+  # variants with and without the touch first (about 40 s), then the starter set with `reference`
+  # twice and do_bench in the same call (issue #2's three checks), then `inductor` on the starter set
+  # with what time is left (a new run under $R/ind).
+  lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' --problem 'L1/95_*' \
+    --problem 'L2/9_*' 2>&1 | tail -4
+  P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter"
+  lap "reference, starter set"; timeout 190 $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
+  lap "reference again"; timeout 190 $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
+  lap "do_bench"; timeout 70 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --do-bench 2>&1 | tail -17
+  lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind --resume 2>&1 | tail -1
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
