@@ -75,6 +75,8 @@ seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 [ -n "$(ls results/runs/h200/mkevolve_fixes 2>/dev/null)" ] && seed $R/mk3 "results/runs/h200/mkevolve_fixes/*"
 [ -n "$(ls results/runs/h200/corrected_timer 2>/dev/null)" ] && seed $R/base2 "results/runs/h200/corrected_timer/*"
 [ -n "$(ls results/runs/h200/corrected_timer_rerun 2>/dev/null)" ] && seed $R/base3 "results/runs/h200/corrected_timer_rerun/*"
+[ -n "$(ls results/runs/h200/pages_touched 2>/dev/null)" ] && seed $R/base4 "results/runs/h200/pages_touched/*"
+[ -n "$(ls results/runs/h200/pages_touched_rerun 2>/dev/null)" ] && seed $R/base5 "results/runs/h200/pages_touched_rerun/*"
 # What comes back is what lies under $O when the call ends. A call killed at its limit (rc 124/137)
 # never runs the EXIT trap, and a tar cut short comes back empty (call T3, 2026-12-04, lost 519 s
 # of baselines that way), so a snapshot is written every SNAP_S seconds under a temporary name and
@@ -132,20 +134,21 @@ PY
   lap "timer correction"; timeout $(left) python3 bench/cuda_timer_correction.py
   ;;
 8)
-  # The Level 3 baselines still missing (L3/32-42, 44-50 after call V1), resumable, with the corrected
-  # CUDA timer (a run file of the old timer refuses the resume); then, in a second resumable run under
-  # $R/base3, the problems whose compile failed in the sandbox before workers compiled in-process
-  # (L3/7, 9, 10, 14-16, 18-20, 22-30) and whose reference speedup was outside 0.9-1.1 (L1/12, 71, 78).
-  # Copy $R/base2 into results/runs/h200/corrected_timer/ and $R/base3 into
-  # results/runs/h200/corrected_timer_rerun/ afterwards.
+  # The Level 3 baselines still missing (L3/37-42, 44-50 after call X2), resumable, with the timer of
+  # 2026-12-06 (input pages touched; a run file of an earlier timer refuses the resume, so these go to
+  # a new run under $R/base4); then, in a second resumable run under $R/base5, the problems whose
+  # compile failed in the sandbox before the compile pool (L3/7, 9, 10, 14-16, 18-20, 22-30) and whose
+  # reference speedup was outside 0.9-1.1 (L1/12, 71, 78, L3/35, 36).
+  # Copy $R/base4 into results/runs/h200/pages_touched/ and $R/base5 into
+  # results/runs/h200/pages_touched_rerun/ afterwards.
   B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --resume"
   lap "Level 3 baselines, $(left) s left"
-  timeout $(left) $B --runs-dir $R/base2 --problem 'L3/1[5-9]_*' --problem 'L3/[23]?_*' --problem 'L3/4[0-24-9]_*' \
+  timeout $(left) $B --runs-dir $R/base4 --problem 'L3/3[7-9]_*' --problem 'L3/4[0-24-9]_*' \
     --problem 'L3/50_*' 2>&1 | grep -v "^\.\|^$" | tail -4
   lap "reruns, $(left) s left"
-  timeout $(left) $B --runs-dir $R/base3 --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/1[04-689]_*' \
-    --problem 'L3/2[02-9]_*' --problem 'L3/30_*' --problem 'L1/12_*' --problem 'L1/7[18]_*' 2>&1 | grep -v "^\.\|^$" | tail -4
-  python3 bench/phase_summary.py --runs $R/base2 | head -8
+  timeout $(left) $B --runs-dir $R/base5 --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/1[04-689]_*' \
+    --problem 'L3/2[02-9]_*' --problem 'L3/3[056]_*' --problem 'L1/12_*' --problem 'L1/7[18]_*' 2>&1 | grep -v "^\.\|^$" | tail -4
+  python3 bench/phase_summary.py --runs $R/base4 | head -8
   ;;
 9)
   # The corrected timer on the starter set: `reference` twice, do_bench in the same call (about
