@@ -211,15 +211,17 @@ PY
 14)
   # Any GPU: the worker now reads its inputs' pages after the flush (timer
   # cuda_events+device_sync-round_trip_floor+input_pages_touched, 2026-12-06). The probe's rotate
-  # variants with and without the touch first (about 40 s), then the starter set with `reference`
-  # twice and do_bench in the same call (issue #2's three checks), then `inductor` on the starter set
-  # with what time is left (a new run under $R/ind).
+  # variants with and without the touch first (about 40 s), then the starter set with `reference`,
+  # do_bench, `reference` again (issue #2's three checks), then `inductor` on the starter set with
+  # what time is left (a new run under $R/ind).
   lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' --problem 'L1/95_*' \
     --problem 'L2/9_*' 2>&1 | tail -4
   P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter"
+  # do_bench right after the first run, so a call cut short still has the comparison with do_bench.
   lap "reference, starter set"; timeout 190 $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
-  lap "reference again"; timeout 190 $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
-  lap "do_bench"; timeout 70 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --do-bench 2>&1 | tail -17
+  lap "do_bench"; timeout 70 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench 2>&1 | tail -17
+  lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
+  lap "twice"; timeout 30 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 2>&1 | tail -17
   lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind --resume 2>&1 | tail -1
   ;;
 4)
