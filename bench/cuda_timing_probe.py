@@ -20,9 +20,9 @@ For each problem at full size, the median of the reference's forward under:
   protocol+rotate each call on the next of --sets fresh input sets, as the worker's timed calls are
   do_bench+rotate do_bench cycling over the same input sets
   protocol+rotate+touch  protocol+rotate with one element of every 2 MiB of the call's inputs read
-                  after the flush, outside the window (the worker's handlers.page_touch_views): the
-                  pages' address translations warm, about one cache line a page in L2 (is the fresh
-                  inputs' cost translation, not data?)
+                  after the flush, outside the window (page_touch_views, as the worker did for one
+                  call on 2026-12-06): the pages' address translations warm, about one cache line a
+                  page in L2 (is the fresh inputs' cost translation, not data?)
 Ratios are to do_bench. --quick measures do_bench, protocol and the rotate variants alone.
 """
 
@@ -38,11 +38,29 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+PAGE_BYTES = 2 << 20  # the page size of CUDA's device allocations
+
+
+def page_touch_views(inputs) -> list:
+    """One byte of every 2 MiB page of each input tensor's storage, as strided byte views (each
+    storage once, any layout). Tried in the worker on 2026-12-06 and taken out again: docs/HARNESS.md."""
+    import torch
+
+    views, seen = [], set()
+    for tensor in inputs:
+        if type(tensor) is not torch.Tensor:
+            continue
+        storage = tensor.untyped_storage()
+        if storage.nbytes() == 0 or storage.data_ptr() in seen:
+            continue
+        seen.add(storage.data_ptr())
+        views.append(torch.empty(0, dtype=torch.uint8, device=tensor.device).set_(storage)[::PAGE_BYTES])
+    return views
+
+
 def protocol(model, inputs, calls=15, gap_s=0.0, delay_cycles=0, malloc=False, flush=None, churn_bytes=0,
              end_now=False, rotate=None, touch=False):
     import torch
-
-    from harness.worker.handlers import page_touch_views
 
     times, previous = [], None
     for call in range(calls + 3):

@@ -21,8 +21,8 @@
 #   STAGE=12 (any GPU) the compile baseline on whole Level 3 networks, inductor's pool given back to
 #            the harness's own code (2026-12-06).
 #   STAGE=13 (any GPU) bench/cuda_timing_probe.py with the input-touch variant (L2/23 vs do_bench).
-#   STAGE=14 (any GPU) the input-touching worker: the quick probe, the starter set twice, do_bench,
-#            then `inductor` on the starter set (2026-12-06, after the touch went into the worker).
+#   STAGE=14 (any GPU) the quick probe, the starter set, do_bench, the starter set again, then
+#            `inductor` on the starter set (call Y1, 2026-12-06, with a worker that touched its inputs).
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -52,6 +52,8 @@
 # H100: five whole networks compiled); STAGE=9 on an H200 (X2), then STAGE=8 through L3/36 and the
 # reruns of L1/12, 71, 78. Next: STAGE=8 again (L3/37-42, 44-50, then the Level 3 compile reruns,
 # 10-95 s of compile each), on an H200; copy $R/base2 and $R/base3 as STAGE=8 says.
+# Calls Y0-Y1 (2026-12-06): twelve calls got no machine (1,291 s); Y1 (an H100) ran STAGE=14 with a worker
+# that touched its inputs' pages, since taken out. Next: STAGE=8 on an H200, as the X1-X2 note says.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
@@ -75,8 +77,6 @@ seed $R/base "results/runs/h200/20261202T040205Z-f5578f_*"
 [ -n "$(ls results/runs/h200/mkevolve_fixes 2>/dev/null)" ] && seed $R/mk3 "results/runs/h200/mkevolve_fixes/*"
 [ -n "$(ls results/runs/h200/corrected_timer 2>/dev/null)" ] && seed $R/base2 "results/runs/h200/corrected_timer/*"
 [ -n "$(ls results/runs/h200/corrected_timer_rerun 2>/dev/null)" ] && seed $R/base3 "results/runs/h200/corrected_timer_rerun/*"
-[ -n "$(ls results/runs/h200/pages_touched 2>/dev/null)" ] && seed $R/base4 "results/runs/h200/pages_touched/*"
-[ -n "$(ls results/runs/h200/pages_touched_rerun 2>/dev/null)" ] && seed $R/base5 "results/runs/h200/pages_touched_rerun/*"
 # What comes back is what lies under $O when the call ends. A call killed at its limit (rc 124/137)
 # never runs the EXIT trap, and a tar cut short comes back empty (call T3, 2026-12-04, lost 519 s
 # of baselines that way), so a snapshot is written every SNAP_S seconds under a temporary name and
@@ -134,21 +134,20 @@ PY
   lap "timer correction"; timeout $(left) python3 bench/cuda_timer_correction.py
   ;;
 8)
-  # The Level 3 baselines still missing (L3/37-42, 44-50 after call X2), resumable, with the timer of
-  # 2026-12-06 (input pages touched; a run file of an earlier timer refuses the resume, so these go to
-  # a new run under $R/base4); then, in a second resumable run under $R/base5, the problems whose
-  # compile failed in the sandbox before the compile pool (L3/7, 9, 10, 14-16, 18-20, 22-30) and whose
-  # reference speedup was outside 0.9-1.1 (L1/12, 71, 78, L3/35, 36).
-  # Copy $R/base4 into results/runs/h200/pages_touched/ and $R/base5 into
-  # results/runs/h200/pages_touched_rerun/ afterwards.
+  # The Level 3 baselines still missing (L3/37-42, 44-50 after call X2), resumable, with the corrected
+  # CUDA timer (a run file of another timer refuses the resume), under $R/base2; then, in a second
+  # resumable run under $R/base3, the problems whose compile failed in the sandbox before the compile
+  # pool (L3/7, 9, 10, 14-16, 18-20, 22-30) and whose reference speedup was outside 0.9-1.1 (L1/12,
+  # 71, 78 again, L3/35, 36). Copy $R/base2 into results/runs/h200/corrected_timer/ and $R/base3 into
+  # results/runs/h200/corrected_timer_rerun/ afterwards.
   B="$KB --generator reference --compile-baseline on --timing-budget-ms 300 --resume"
   lap "Level 3 baselines, $(left) s left"
-  timeout $(left) $B --runs-dir $R/base4 --problem 'L3/3[7-9]_*' --problem 'L3/4[0-24-9]_*' \
+  timeout $(left) $B --runs-dir $R/base2 --problem 'L3/3[7-9]_*' --problem 'L3/4[0-24-9]_*' \
     --problem 'L3/50_*' 2>&1 | grep -v "^\.\|^$" | tail -4
   lap "reruns, $(left) s left"
-  timeout $(left) $B --runs-dir $R/base5 --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/1[04-689]_*' \
+  timeout $(left) $B --runs-dir $R/base3 --problem 'L3/7_*' --problem 'L3/9_*' --problem 'L3/1[04-689]_*' \
     --problem 'L3/2[02-9]_*' --problem 'L3/3[056]_*' --problem 'L1/12_*' --problem 'L1/7[18]_*' 2>&1 | grep -v "^\.\|^$" | tail -4
-  python3 bench/phase_summary.py --runs $R/base4 | head -8
+  python3 bench/phase_summary.py --runs $R/base2 | head -8
   ;;
 9)
   # The corrected timer on the starter set: `reference` twice, do_bench in the same call (about
@@ -209,8 +208,10 @@ PY
     --problem 'L2/9_*' 2>&1 | tail -4
   ;;
 14)
-  # Any GPU: the worker now reads its inputs' pages after the flush (timer
-  # cuda_events+device_sync-round_trip_floor+input_pages_touched, 2026-12-06). The probe's rotate
+  # Any GPU: written for a worker that read its inputs' pages after the flush (timer
+  # cuda_events+device_sync-round_trip_floor+input_pages_touched; call Y1, 2026-12-06, on an H100;
+  # taken out again after the probe: docs/HARNESS.md). With today's worker it measures the corrected
+  # timer. The probe's rotate
   # variants with and without the touch first (about 40 s), then the starter set with `reference`,
   # do_bench, `reference` again (issue #2's three checks), then `inductor` on the starter set with
   # what time is left (a new run under $R/ind).

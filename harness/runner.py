@@ -25,11 +25,10 @@ from harness.results import RunWriter, completed_keys, new_run_id, resume_confli
 from harness.usage import Usage
 
 # How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
-# events around the call and a device-wide synchronize, less the synchronize's least round trip, the
-# call's input pages read once after the L2 flush (harness/worker/handlers.py, _timed_call). Runs
-# before 2026-12-05 have "cuda_events+device_sync" (the round trip left in), runs of 2026-12-05 and
-# 2026-12-06 "cuda_events+device_sync-round_trip_floor" (the input pages' translations cold).
-CUDA_TIMER = "cuda_events+device_sync-round_trip_floor+input_pages_touched"
+# events around the call and a device-wide synchronize, less the synchronize's least round trip
+# (harness/worker/handlers.py, _timed_call). Runs before 2026-12-05 have "cuda_events+device_sync",
+# the window with the round trip left in.
+CUDA_TIMER = "cuda_events+device_sync-round_trip_floor"
 
 
 class Runner:

@@ -107,40 +107,13 @@ def _sync(state) -> None:
         state.guards.cuda_synchronize()
 
 
-PAGE_BYTES = 2 << 20  # the page size of CUDA's device allocations
-
-
-def page_touch_views(inputs, _tensor=torch.Tensor, _type=type, _empty=torch.empty, _uint8=torch.uint8,
-                     _page=PAGE_BYTES) -> list:
-    """One byte of every 2 MiB page of each input tensor's memory, as strided byte views.
-
-    Reading them after the L2 flush warms the pages' address translations and puts about one
-    cache line a page in L2: a timed call on fresh inputs then pays for their data, as every call
-    does, but no longer for translations that triton's do_bench, calling on the same inputs over
-    and over, never pays (docs/HARNESS.md, "Timing and do_bench"). Views of the whole storage, so
-    an input of any layout is covered; a storage shared by two inputs is read once.
-    """
-    views, seen = [], set()
-    for tensor in inputs:
-        if _type(tensor) is not _tensor:
-            continue
-        storage = tensor.untyped_storage()
-        if storage.nbytes() == 0 or storage.data_ptr() in seen:
-            continue
-        seen.add(storage.data_ptr())
-        views.append(_empty(0, dtype=_uint8, device=tensor.device).set_(storage)[::_page])
-    return views
-
-
-def _timed_call(state, inputs: list, _touch=page_touch_views) -> tuple[float, Any]:
+def _timed_call(state, inputs: list) -> tuple[float, Any]:
     guards = state.guards
     if state.device == "cuda":
         # No synchronize between the flush and the start event: the flush keeps the GPU busy while
         # the host dispatches the call (as triton's do_bench does), so idle gaps do not drop clocks.
         guards.cuda_synchronize()
         state.flush_buffer.zero_()
-        for view in _touch(inputs):
-            view.max()  # queued after the flush, before the window opens; the result is not needed
         start, returned, end = (guards.event_class(enable_timing=True) for _ in range(3))
         guards.event_record(start)
         output = state.model(*inputs)
