@@ -70,6 +70,7 @@ def provenance(device: str) -> dict:
         "python": platform.python_version(),
         "harness": _harness_version(),
         "git_commit": _git_commit(),
+        "git_dirty": git_dirty(),
         "hostname": platform.node(),
         "cpu_count": os.cpu_count(),
     }
@@ -103,6 +104,20 @@ def _git_commit() -> str | None:
         return out.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def git_dirty(root: Path | None = None) -> bool | None:
+    """Whether tracked files differ from the commit ``git_commit`` names. A device machine runs a
+    copy of the working tree over the checkout's HEAD, so without this a run of edited code is put
+    down to the commit before the edits. Untracked files are left out: run files written under
+    results/ would otherwise mark every later run. None where git cannot tell."""
+    root = root or Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def _nvidia_driver() -> str | None:

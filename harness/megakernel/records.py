@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import harness
+from harness.device import git_dirty
 from harness.results import RunWriter, new_run_id, run_file_name, utc_now
 
 SUMMARY_SCHEMA = "crucible.megakernel.summary/1.0"
@@ -24,7 +25,8 @@ def provenance() -> dict:
         torch_version = None
     return {"device": platform.processor() or platform.machine(), "device_kind": "cpu",
             "python": sys.version.split()[0], "torch": torch_version, "harness": harness.__version__,
-            "git_commit": _git_commit(), "hostname": socket.gethostname(), "cpus": os.cpu_count()}
+            "git_commit": _git_commit(), "git_dirty": git_dirty(), "hostname": socket.gethostname(),
+            "cpus": os.cpu_count()}
 
 
 def _git_commit() -> str | None:
