@@ -143,8 +143,8 @@ def main() -> int:
                    "protocol": protocol(model, inputs, flush=flush)}
             for gap in [] if args.quick else gaps:
                 row[f"protocol+gap{gap:g}"] = protocol(model, inputs, gap_s=gap / 1e3, flush=flush, calls=8 if gap > 100 else 15)
-            input_bytes = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
             if not args.quick:
+                input_bytes = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
                 row.update({"protocol+churn": protocol(model, inputs, churn_bytes=input_bytes, flush=flush),
                             "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
                             "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush),

@@ -69,7 +69,7 @@ def provenance(device: str) -> dict:
         "cuda": torch.version.cuda,
         "python": platform.python_version(),
         "harness": _harness_version(),
-        "git_commit": _git_commit(),
+        "git_commit": git_commit(),
         "git_dirty": git_dirty(),
         "hostname": platform.node(),
         "cpu_count": os.cpu_count(),
@@ -97,7 +97,7 @@ def _harness_version() -> str:
     return __version__
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
     root = Path(__file__).resolve().parent.parent
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)

@@ -6,12 +6,11 @@ import json
 import os
 import platform
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import harness
-from harness.device import git_dirty
+from harness.device import git_commit, git_dirty
 from harness.results import RunWriter, new_run_id, run_file_name, utc_now
 
 SUMMARY_SCHEMA = "crucible.megakernel.summary/1.0"
@@ -25,16 +24,8 @@ def provenance() -> dict:
         torch_version = None
     return {"device": platform.processor() or platform.machine(), "device_kind": "cpu",
             "python": sys.version.split()[0], "torch": torch_version, "harness": harness.__version__,
-            "git_commit": _git_commit(), "git_dirty": git_dirty(), "hostname": socket.gethostname(),
+            "git_commit": git_commit(), "git_dirty": git_dirty(), "hostname": socket.gethostname(),
             "cpus": os.cpu_count()}
-
-
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
 
 
 def write_run(summary: dict, runs_dir: str | os.PathLike) -> Path:

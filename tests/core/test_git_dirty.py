@@ -33,4 +33,5 @@ def test_outside_a_repository_it_cannot_tell(tmp_path):
 
 
 def test_the_run_header_carries_it():
-    assert "git_dirty" in provenance("cpu") and provenance("cpu")["git_dirty"] == git_dirty()
+    header = provenance("cpu")
+    assert "git_dirty" in header and header["git_dirty"] == git_dirty()
