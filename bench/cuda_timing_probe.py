@@ -23,7 +23,11 @@ For each problem at full size, the median of the reference's forward under:
                   after the flush, outside the window (page_touch_views, as the worker did for one
                   call on 2026-12-06): the pages' address translations warm, about one cache line a
                   page in L2 (is the fresh inputs' cost translation, not data?)
-Ratios are to do_bench. --quick measures do_bench, protocol and the rotate variants alone.
+  protocol+flush256  the protocol with do_bench's own flush (256 MiB zeroed) instead of the
+                  worker's twice the L2: a longer flush gives the host more time to launch the call
+                  while the GPU is still busy before the window (is the rest launch latency?)
+Ratios are to do_bench. --quick measures do_bench, protocol, protocol+delay, protocol+flush256 and
+the rotate variants alone.
 """
 
 from __future__ import annotations
@@ -115,7 +119,8 @@ def main() -> int:
     parser.add_argument("--problem", action="append", default=None)
     parser.add_argument("--gap-ms", action="append", type=float, default=None, help="host idle between calls (repeatable)")
     parser.add_argument("--sets", type=int, default=4, help="input sets for the rotate variants (default 4)")
-    parser.add_argument("--quick", action="store_true", help="do_bench, protocol and the rotate variants only")
+    parser.add_argument("--quick", action="store_true",
+                        help="do_bench, protocol, protocol+delay, protocol+flush256 and the rotate variants only")
     args = parser.parse_args()
     gaps = args.gap_ms or [20.0]
     import torch
@@ -128,6 +133,7 @@ def main() -> int:
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")
+    flush256 = torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # triton.testing.do_bench's size
     # ~200 us of spin at the SM clock (torch.cuda._sleep counts cycles; clock_rate is in kHz)
     clock_khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", None)
     delay_cycles = int(200e-6 * clock_khz * 1e3) if clock_khz else 400_000
@@ -140,13 +146,14 @@ def main() -> int:
         with torch.no_grad():
             bench = triton.testing.do_bench(lambda: model(*inputs), warmup=50, rep=300, return_mode="median")
             row = {"problem": problem.id, "do_bench": bench,
-                   "protocol": protocol(model, inputs, flush=flush)}
+                   "protocol": protocol(model, inputs, flush=flush),
+                   "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
+                   "protocol+flush256": protocol(model, inputs, flush=flush256)}
             for gap in [] if args.quick else gaps:
                 row[f"protocol+gap{gap:g}"] = protocol(model, inputs, gap_s=gap / 1e3, flush=flush, calls=8 if gap > 100 else 15)
             if not args.quick:
                 input_bytes = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
                 row.update({"protocol+churn": protocol(model, inputs, churn_bytes=input_bytes, flush=flush),
-                            "protocol+delay": protocol(model, inputs, delay_cycles=delay_cycles, flush=flush),
                             "protocol+malloc": protocol(model, inputs, malloc=True, calls=8, flush=flush),
                             "protocol-endnow": protocol(model, inputs, end_now=True, flush=flush)})
             if args.sets > 1:

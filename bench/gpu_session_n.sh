@@ -54,6 +54,8 @@
 # 10-95 s of compile each), on an H200; copy $R/base2 and $R/base3 as STAGE=8 says.
 # Calls Y0-Y1 (2026-12-06): twelve calls got no machine (1,291 s); Y1 (an H100) ran STAGE=14 with a worker
 # that touched its inputs' pages, since taken out. Next: STAGE=8 on an H200, as the X1-X2 note says.
+# Call Z1 (2026-12-06): an H100 again; STAGE=15 ran (the queued spin and do_bench's 256 MiB flush took
+# most of L2/23's gap away in the probe: launch latency). Next: STAGE=8 on an H200 (PROBE_FIRST=1 once).
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
@@ -134,6 +136,9 @@ PY
   lap "timer correction"; timeout $(left) python3 bench/cuda_timer_correction.py
   ;;
 8)
+  # PROBE_FIRST=1: the quick timing probe first (STAGE=15's, about 60 s), for issue #2 on an H200.
+  [ -n "${PROBE_FIRST:-}" ] && { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick \
+    --problem 'L2/23_*' --problem 'L1/95_*' --problem 'L2/9_*' > $R/probe8.txt 2>&1; tail -4 $R/probe8.txt; }
   # The Level 3 baselines still missing (L3/37-42, 44-50 after call X2), resumable, with the corrected
   # CUDA timer (a run file of another timer refuses the resume), under $R/base2; then, in a second
   # resumable run under $R/base3, the problems whose compile failed in the sandbox before the compile
@@ -224,6 +229,17 @@ PY
   lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
   lap "twice"; timeout 30 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 2>&1 | tail -17
   lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind --resume 2>&1 | tail -1
+  ;;
+15)
+  # Any GPU (2026-12-07 prepared): the quick probe with do_bench's own 256 MiB flush and the queued
+  # spin beside the worker's protocol (is L2/23's gap over do_bench launch latency left exposed when
+  # the flush ends before the host has launched the call?), then the starter set with `reference`
+  # and do_bench in the same call, as STAGE=11.
+  lap "timing probe"; timeout 150 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' --problem 'L1/95_*' \
+    --problem 'L2/9_*' --problem 'L1/47_*' > $R/probe15.txt 2>&1; tail -6 $R/probe15.txt
+  P="$KB --timing-budget-ms 500 --compile-baseline off --generator reference --subset starter"
+  lap "reference, starter set, $(left) s left"; timeout $(( $(left) > 80 ? $(left) - 70 : 1 )) $P --runs-dir $R/ref4 2>&1 | tail -1
+  lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref4 --second $R/ref4 --do-bench 2>&1 | tail -17
   ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
