@@ -56,6 +56,8 @@
 # that touched its inputs' pages, since taken out. Next: STAGE=8 on an H200, as the X1-X2 note says.
 # Call Z1 (2026-12-06): an H100 again; STAGE=15 ran (the queued spin and do_bench's 256 MiB flush took
 # most of L2/23's gap away in the probe: launch latency). Next: STAGE=8 on an H200 (PROBE_FIRST=1 once).
+# Calls Z2-Z5 (2026-12-06): no H200 came in three sessions (Z2, Z3 and one more stopped on H100s); Z4 and
+# Z5 ran STAGE=14 on H100s (Z5's files: results/runs/h100/starter_2026-12-06_z5/). Next: STAGE=8 on an H200.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
