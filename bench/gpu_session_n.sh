@@ -23,6 +23,7 @@
 #   STAGE=13 (any GPU) bench/cuda_timing_probe.py with the input-touch variant (L2/23 vs do_bench).
 #   STAGE=14 (any GPU) the quick probe, the starter set, do_bench, the starter set again, then
 #            `inductor` on the starter set (call Y1, 2026-12-06, with a worker that touched its inputs).
+#   STAGE=16 (any GPU) `inductor` on the four starter problems call Z5 did not reach (2026-12-06).
 #   STAGE=6  mkevolve, a new resumable run on L3/43 and L3/5, the problems the two fixes made after
 #            calls R1-R2 should change (views made next to their readers: L3/43's q @ k.T unit; the
 #            below_sol floor without convolution FLOPs: AlexNet's ReLU + conv5 unit), about 5 min.
@@ -246,6 +247,13 @@ PY
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
   python3 bench/matmul_precision_probe.py --n 2048 --k 8192 --variant default | tail -3
+  ;;
+16)
+  # Any GPU: `inductor` on the starter problems call Z5 (2026-12-06, an H100) did not reach before its
+  # end, in a new run under $R/ind2 (a fresh machine has no $R/ind to resume).
+  P="$KB --timing-budget-ms 500 --compile-baseline off --generator inductor"
+  lap "inductor, $(left) s left"; timeout $(left) $P --runs-dir $R/ind2 --problem 'L2/23_*' --problem 'L2/40_*' \
+    --problem 'L3/1_*' --problem 'L3/43_*' 2>&1 | tail -2
   ;;
 esac
 lap "done"
