@@ -106,7 +106,10 @@ def test_the_judge_accepts_an_exact_candidate_against_an_inexact_reference_and_s
     record = evaluate(cancellation, candidate("a.clone()"), _opts(timing=True), EvalCache())
     assert record["status"] == "ok", record["reason"]
     recheck = record["checks"]["float64_recheck"]
-    assert recheck["trials"] == 5 and recheck["max_abs_err"] == 0.0
+    # The float64 result is exact only up to its own rounding of a + b: b is below 2**15, where float64's
+    # spacing is 2**-38, so an element of ``a`` with bits below that (|a| under about 2**-14, a few
+    # elements per run at random) leaves up to half a spacing (CI at fab0211 saw 4.5e-13 once).
+    assert recheck["trials"] == 5 and recheck["max_abs_err"] <= 2.0 ** -39
     assert 1e-4 < recheck["reference_error"] < 2e-3
     remarks = " ".join(record["remarks"])
     assert "float64_recheck: 5 of 5 trial(s)" in remarks
