@@ -430,8 +430,10 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
         # torch.compile starts compile threads, so for the trusted baselines this is only a remark;
         # for a candidate it is a flag (work deferred to a thread is also caught by output checks).
         (record["remarks"] if is_baseline else flags).append("thread_started")
-    if timing is not None and _timer_mismatch(timing, problem, opts, cache):
+    mismatch = _timer_mismatch(timing, problem, opts, cache) if timing is not None else None
+    if mismatch:
         flags.append("timer_mismatch")
+        record["remarks"].append(f"timer_mismatch: {mismatch}")
     floor = record["flag_floor_ms"]
     if floor and record["candidate_ms"] and record["candidate_ms"] * BELOW_SOL_SLACK < floor:
         flags.append("below_sol")
@@ -449,18 +451,33 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
     record["flags"] = sorted(set(flags))
 
 
-def _timer_mismatch(timing, problem, opts, cache) -> bool:
+def _timer_mismatch(timing, problem, opts, cache) -> str | None:
     """The judge's wall clock disagrees with the worker's times beyond what the trusted eager
-    baseline's per-call overhead explains: time went unreported, or was reported that never passed."""
+    baseline's per-call overhead explains: time went unreported, or was reported that never passed.
+    Returns what was seen, with its figures (the flag's remark, so that a flagged record explains
+    itself), or None."""
     if timing.reported_over_wall:
-        return True
+        reported, wall = timing.over_wall or (float("nan"), float("nan"))
+        return (f"the worker reported {reported:.3f} ms of calls in a batch that the judge's own clock "
+                f"timed at {wall:.3f} ms")
     if not timing.overhead_ms or not timing.times_ms:
-        return False
+        return None
     reference = cache.baselines.get((problem.id, problem.source_sha, "eager", opts.device, opts.precision))
     # Floored: on a loaded machine the baseline's unreported time can measure near zero (its calls'
     # own times absorb the waiting), which would make any honest candidate's ordinary overhead look large.
     floor = MIN_ALLOWED_OVERHEAD_MS if opts.device == "cpu" else 0.0
-    allowed = max(floor, (reference or {}).get("overhead_ms") or 0.5)
+    eager = (reference or {}).get("overhead_ms")
+    allowed = max(floor, eager or 0.5)
+    limit = 3 * allowed + 0.5 + 0.1 * median(timing.times_ms)
     # The least unreported time over the batches: deferred work shows in every batch, while a busy
     # machine delaying the judge's clock only in some batches does not make an honest run look bad.
-    return min(timing.overhead_ms) > 3 * allowed + 0.5 + 0.1 * median(timing.times_ms)
+    least = min(timing.overhead_ms)
+    if least <= limit:
+        return None
+    cpu = [c for c in timing.overhead_cpu_ms if c is not None]
+    clocks = f"wall clock at least {min(timing.overhead_wall_ms):.3f} ms" if timing.overhead_wall_ms else ""
+    clocks += f", worker CPU time at least {min(cpu):.3f} ms" if cpu else ""
+    eager_text = f"{eager:.3f} ms" if eager is not None else "not measured"
+    return (f"unreported time per call at least {least:.3f} ms in each of {len(timing.overhead_ms)} "
+            f"batches ({clocks}), over the limit of {limit:.3f} ms (3 x {allowed:.3f} + 0.5 + 10% of the "
+            f"{median(timing.times_ms):.3f} ms median; the eager baseline's unreported time {eager_text})")

@@ -35,7 +35,10 @@ class TimingPlan:
 class TimingOutcome:
     times_ms: list[float] = field(default_factory=list)
     overhead_ms: list[float] = field(default_factory=list)   # unreported time per call (see _account)
+    overhead_wall_ms: list[float] = field(default_factory=list)  # ... by the judge's wall clock alone
+    overhead_cpu_ms: list[float | None] = field(default_factory=list)  # ... by the worker's CPU time alone
     reported_over_wall: bool = False
+    over_wall: tuple[float, float] | None = None              # (reported, wall) ms of the first such batch
     failure: tuple[str, str] | None = None                   # (status, reason) of a timed output
     sets: int = 0
     checked: int = 0
@@ -175,11 +178,15 @@ def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: f
     outcome.new_threads = max(outcome.new_threads, reply.get("new_threads", 0))
     if sum(times) > wall_ms + 1.0:
         outcome.reported_over_wall = True
+        outcome.over_wall = outcome.over_wall or (sum(times), wall_ms)
     if record:
         outcome.times_ms += times
-        elapsed = wall_ms if cpu_ms is None else min(wall_ms, cpu_ms)
+        calls = max(1, len(times))
         # Never below zero: under load a call's own wall time includes waiting the CPU count lacks.
-        outcome.overhead_ms.append(max(0.0, elapsed - sum(times)) / max(1, len(times)))
+        per_call = lambda elapsed: max(0.0, elapsed - sum(times)) / calls  # noqa: E731
+        outcome.overhead_wall_ms.append(per_call(wall_ms))
+        outcome.overhead_cpu_ms.append(None if cpu_ms is None else per_call(cpu_ms))
+        outcome.overhead_ms.append(per_call(wall_ms if cpu_ms is None else min(wall_ms, cpu_ms)))
 
 
 def worker_cpu_ms(session) -> float | None:
