@@ -59,6 +59,9 @@
 # most of L2/23's gap away in the probe: launch latency). Next: STAGE=8 on an H200 (PROBE_FIRST=1 once).
 # Calls Z2-Z5 (2026-12-06): no H200 came in three sessions (Z2, Z3 and one more stopped on H100s); Z4 and
 # Z5 ran STAGE=14 on H100s (Z5's files: results/runs/h100/starter_2026-12-06_z5/). Next: STAGE=8 on an H200.
+# Calls AA1-AA2 (2026-12-06, an H200): STAGE=8 finished: L3/37-42 and L3/44-50, then every rerun
+# (results/gpu/level3_baselines_2026-12-06_h200.txt). Nothing of STAGE=8 is left; results/baselines/H200.json
+# covers all 250 problems.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).

@@ -3,7 +3,9 @@
 ``python -m harness.baselines --runs DIR [DIR ...] --out results/baselines/<device>.json`` collects
 the baselines the harness measured (same protocol as candidates) and prints a per-level summary:
 problems correct, median eager ms, median SOL fraction of eager, geomean of eager/compile, and how
-many problems' reference speedup (the same source timed twice) fell outside 0.9-1.1.
+many problems' reference speedup (the same source timed twice) fell outside 0.9-1.1. A problem
+whose compile baseline failed keeps the reason (``compile_failed``), and the file's eager medians are
+counted by the CUDA timer that measured them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import math
 import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from harness.results import load_records
@@ -36,7 +38,16 @@ def collect(records: list[dict]) -> dict:
             # just before the eager baseline: outside 0.9-1.1 one of the two was disturbed, so the
             # problem's eager median is not settled (UNSETTLED below).
             entry["reference_speedup"] = record.get("speedup")
+        failed = [r for r in record.get("remarks") or [] if str(r).startswith(COMPILE_FAILED)]
+        if failed:
+            entry["compile_failed"] = failed[-1][len(COMPILE_FAILED):].strip()
+    for entry in problems.values():
+        if entry.get("compile_ms") is not None:
+            entry.pop("compile_failed", None)  # measured in some run: the failure was not the last word
     return dict(sorted(problems.items()))
+
+
+COMPILE_FAILED = "compile_baseline_failed:"  # the remark evaluate.py gives a record whose compile baseline failed
 
 
 def level_lines(problems: dict) -> list[str]:
@@ -82,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     shaky = [f"{pid} {entry['reference_speedup']:.3f}" for pid, entry in problems.items() if unsettled(entry)]
     if shaky:
         print(f"reference speedup outside {SETTLED_BAND[0]}-{SETTLED_BAND[1]} (eager median not settled): " + ", ".join(shaky))
+    failed = [f"{pid} ({entry['compile_failed'][:60]})" for pid, entry in problems.items() if entry.get("compile_failed")]
+    if failed:
+        print("compile baseline failed: " + "; ".join(failed))
+    timers = Counter(entry["timer"] or "unnamed" for entry in problems.values() if "timer" in entry)
+    if timers:
+        print("eager medians by CUDA timer: " + ", ".join(f"{name} {n}" for name, n in sorted(timers.items())))
     print(f"{len(problems)} problems -> {args.out}")
     return 0
 
