@@ -20,6 +20,8 @@ from pathlib import Path
 
 from harness.results import load_records
 
+COMPILE_FAILED = "compile_baseline_failed:"  # the remark evaluate.py gives a record whose compile baseline failed
+
 
 def collect(records: list[dict]) -> dict:
     problems = {}
@@ -45,9 +47,6 @@ def collect(records: list[dict]) -> dict:
         if entry.get("compile_ms") is not None:
             entry.pop("compile_failed", None)  # measured in some run: the failure was not the last word
     return dict(sorted(problems.items()))
-
-
-COMPILE_FAILED = "compile_baseline_failed:"  # the remark evaluate.py gives a record whose compile baseline failed
 
 
 def level_lines(problems: dict) -> list[str]:

@@ -456,11 +456,12 @@ def _timer_mismatch(timing, problem, opts, cache) -> str | None:
     baseline's per-call overhead explains: time went unreported, or was reported that never passed.
     Returns what was seen, with its figures (the flag's remark, so that a flagged record explains
     itself), or None."""
-    if timing.reported_over_wall:
-        reported, wall = timing.over_wall or (float("nan"), float("nan"))
+    if timing.over_wall:
+        reported, wall = timing.over_wall
         return (f"the worker reported {reported:.3f} ms of calls in a batch that the judge's own clock "
                 f"timed at {wall:.3f} ms")
-    if not timing.overhead_ms or not timing.times_ms:
+    overhead = timing.overhead_ms
+    if not overhead or not timing.times_ms:
         return None
     reference = cache.baselines.get((problem.id, problem.source_sha, "eager", opts.device, opts.precision))
     # Floored: on a loaded machine the baseline's unreported time can measure near zero (its calls'
@@ -468,16 +469,17 @@ def _timer_mismatch(timing, problem, opts, cache) -> str | None:
     floor = MIN_ALLOWED_OVERHEAD_MS if opts.device == "cpu" else 0.0
     eager = (reference or {}).get("overhead_ms")
     allowed = max(floor, eager or 0.5)
-    limit = 3 * allowed + 0.5 + 0.1 * median(timing.times_ms)
+    typical = median(timing.times_ms)
+    limit = 3 * allowed + 0.5 + 0.1 * typical
     # The least unreported time over the batches: deferred work shows in every batch, while a busy
     # machine delaying the judge's clock only in some batches does not make an honest run look bad.
-    least = min(timing.overhead_ms)
+    least = min(overhead)
     if least <= limit:
         return None
     cpu = [c for c in timing.overhead_cpu_ms if c is not None]
-    clocks = f"wall clock at least {min(timing.overhead_wall_ms):.3f} ms" if timing.overhead_wall_ms else ""
+    clocks = f"wall clock at least {min(timing.overhead_wall_ms):.3f} ms"
     clocks += f", worker CPU time at least {min(cpu):.3f} ms" if cpu else ""
     eager_text = f"{eager:.3f} ms" if eager is not None else "not measured"
-    return (f"unreported time per call at least {least:.3f} ms in each of {len(timing.overhead_ms)} "
+    return (f"unreported time per call at least {least:.3f} ms in each of {len(overhead)} "
             f"batches ({clocks}), over the limit of {limit:.3f} ms (3 x {allowed:.3f} + 0.5 + 10% of the "
-            f"{median(timing.times_ms):.3f} ms median; the eager baseline's unreported time {eager_text})")
+            f"{typical:.3f} ms median; the eager baseline's unreported time {eager_text})")

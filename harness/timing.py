@@ -34,11 +34,11 @@ class TimingPlan:
 @dataclass
 class TimingOutcome:
     times_ms: list[float] = field(default_factory=list)
-    overhead_ms: list[float] = field(default_factory=list)   # unreported time per call (see _account)
-    overhead_wall_ms: list[float] = field(default_factory=list)  # ... by the judge's wall clock alone
-    overhead_cpu_ms: list[float | None] = field(default_factory=list)  # ... by the worker's CPU time alone
-    reported_over_wall: bool = False
-    over_wall: tuple[float, float] | None = None              # (reported, wall) ms of the first such batch
+    # Unreported time per call, per recorded batch, by each clock (see _account); CPU None without /proc.
+    overhead_wall_ms: list[float] = field(default_factory=list)
+    overhead_cpu_ms: list[float | None] = field(default_factory=list)
+    over_wall: tuple[float, float] | None = None              # (reported, wall) ms of the first batch that
+                                                              # reported more time than passed
     failure: tuple[str, str] | None = None                   # (status, reason) of a timed output
     sets: int = 0
     checked: int = 0
@@ -47,6 +47,11 @@ class TimingOutcome:
     calls_with_malloc: int = 0     # CUDA: timed calls in which the worker's allocator called cudaMalloc
     calls_with_retry: int = 0      # ... of which after an out-of-memory retry (the device was full)
     rechecked: dict = field(default_factory=dict)  # checked outputs that passed only against float64
+
+    @property
+    def overhead_ms(self) -> list[float]:
+        """Unreported time per call, per batch: the smaller of the two clocks (see _account)."""
+        return [wall if cpu is None else min(wall, cpu) for wall, cpu in zip(self.overhead_wall_ms, self.overhead_cpu_ms)]
 
     def summary(self) -> stats.TimingStats | None:
         return stats.summarize(self.times_ms) if self.times_ms else None
@@ -176,17 +181,15 @@ def _account(outcome: TimingOutcome, reply: dict, times: list[float], wall_ms: f
             outcome.calls_with_retry += sum(1 for n, r in zip(allocs, retries)
                                             if type(n) is int and n > 0 and type(r) is int and r > 0)
     outcome.new_threads = max(outcome.new_threads, reply.get("new_threads", 0))
-    if sum(times) > wall_ms + 1.0:
-        outcome.reported_over_wall = True
-        outcome.over_wall = outcome.over_wall or (sum(times), wall_ms)
+    reported = sum(times)
+    if reported > wall_ms + 1.0:
+        outcome.over_wall = outcome.over_wall or (reported, wall_ms)
     if record:
         outcome.times_ms += times
         calls = max(1, len(times))
         # Never below zero: under load a call's own wall time includes waiting the CPU count lacks.
-        per_call = lambda elapsed: max(0.0, elapsed - sum(times)) / calls  # noqa: E731
-        outcome.overhead_wall_ms.append(per_call(wall_ms))
-        outcome.overhead_cpu_ms.append(None if cpu_ms is None else per_call(cpu_ms))
-        outcome.overhead_ms.append(per_call(wall_ms if cpu_ms is None else min(wall_ms, cpu_ms)))
+        outcome.overhead_wall_ms.append(max(0.0, wall_ms - reported) / calls)
+        outcome.overhead_cpu_ms.append(None if cpu_ms is None else max(0.0, cpu_ms - reported) / calls)
 
 
 def worker_cpu_ms(session) -> float | None:
