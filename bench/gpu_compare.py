@@ -10,6 +10,7 @@ Usage: python bench/gpu_compare.py --first DIR --second DIR [--inductor PATH ...
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 from pathlib import Path
@@ -75,6 +76,11 @@ def main() -> int:
     print(f"reference speedups within 0.9-1.1: {in_band}/{len(shared)}")
     if repeats:
         print(f"same candidate timed twice: median relative difference {statistics.median(repeats):.4f}, max {max(repeats):.4f} ({len(repeats)} problems)")
+    if inductor:
+        ok = [inductor[pid] for pid in shared if inductor.get(pid, {}).get("status") == "ok"]
+        speedups = [r["speedup"] for r in ok if r.get("speedup")]
+        geomean = math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None
+        print(f"inductor: {len(ok)}/{len(shared)} ok, geomean speedup over eager {fmt(geomean)} ({len(speedups)} timed)")
     if diffs:
         print(f"eager vs do_bench: median |relative difference| {statistics.median(diffs):.4f}, max {max(diffs):.4f}")
     return 0

@@ -247,6 +247,19 @@ PY
   lap "reference, starter set, $(left) s left"; timeout $(( $(left) > 80 ? $(left) - 70 : 1 )) $P --runs-dir $R/ref4 2>&1 | tail -1
   lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref4 --second $R/ref4 --do-bench 2>&1 | tail -17
   ;;
+17)
+  # An H200 (2026-12-07): issue #2's starter-set checks with today's harness, every run resumable so
+  # that a second call on the same warm machine finishes what the first did not reach: `reference`
+  # (ref1) and do_bench, then `inductor` (ind), then `reference` again (ref2), then one table of all.
+  lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' --problem 'L1/95_*' \
+    --problem 'L2/9_*' 2>&1 | tail -4
+  P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
+  lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
+  [ -f $R/do_bench.txt ] || { lap "do_bench"; timeout 70 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt; }
+  lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1
+  lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
+  lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
+  ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
   python3 bench/matmul_precision_probe.py --n 2048 --k 8192 --variant default | tail -3
