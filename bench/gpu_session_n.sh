@@ -261,6 +261,11 @@ PY
   lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
   ;;
+18)
+  # Any GPU: the GPU cases of the exploit corpus with today's harness (not rerun since call X2).
+  lap "exploit corpus, $(left) s left"
+  timeout $(left) python3 -m pytest tests/exploits/test_corpus.py -m gpu -q -p no:cacheprovider 2>&1 | tail -4
+  ;;
 4)
   lap "matmul precision"; python3 bench/matmul_precision_probe.py
   python3 bench/matmul_precision_probe.py --n 2048 --k 8192 --variant default | tail -3
