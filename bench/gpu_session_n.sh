@@ -62,6 +62,11 @@
 # Calls AA1-AA2 (2026-12-06, an H200): STAGE=8 finished: L3/37-42 and L3/44-50, then every rerun
 # (results/gpu/level3_baselines_2026-12-06_h200.txt). Nothing of STAGE=8 is left; results/baselines/H200.json
 # covers all 250 problems.
+# Session 21 (2026-12-07): STAGE=17 (issue #2 on an H200: inductor, reference and do_bench, reference
+# again, all resumable) and STAGE=18 (the exploit corpus's GPU cases, as FALLBACK_STAGE) written; in
+# twenty calls no H200 came (one H100 came and stopped at the device check; the next call on it was
+# lost when the machine was taken back). Next: STAGE=17 CALL_S=550 on an H200, then STAGE=17 again on
+# the same warm machine for what the first call did not reach.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
