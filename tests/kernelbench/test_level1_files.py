@@ -9,8 +9,6 @@ may pass `allclose` at the fp32 (1e-4) or the fp16/bf16 (1e-2) tolerance over se
 from __future__ import annotations
 
 import ast
-import json
-import re
 import time
 import types
 from pathlib import Path
@@ -19,28 +17,18 @@ import pytest
 import torch
 
 from harness.sizes import apply_overrides
+from tests.kernelbench.degeneracy_probe import (
+    FILE_NAME, FIX_KEYS, INPUT_SEEDS, as_tensors, build_model, problem_files, run_trials, upstream_table,
+    degeneracy_findings,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 LEVEL1 = REPO / "suites" / "kernelbench" / "level1"
 UPSTREAM_FIXTURES = REPO / "suites" / "kernelbench" / "fixtures_upstream" / "level1"
 TABLE = Path(__file__).with_name("level1_upstream_table.json")
-FILE_NAME = re.compile(r"^(\d+)_(\w+)\.py$")
-FIX_KEYS = {"input_distribution", "degenerate_output", "dropout", "rng_in_forward", "integer_inputs",
-            "hardcoded_precision", "other"}
-TOLERANCES = (1e-4, 1e-2)
-INIT_SEED = 42
-INPUT_SEEDS = (1, 2, 3)
 # A small reference takes under 0.2 s of wall time on 2 idle cores; the bound is on CPU time (both
 # threads), which other processes on a busy machine do not inflate.
 SMALL_CPU_SECONDS = 1.0
-
-
-def problem_files() -> list[Path]:
-    return sorted(LEVEL1.glob("*.py"), key=lambda p: int(FILE_NAME.match(p.name).group(1)))
-
-
-def upstream_table() -> dict[int, dict]:
-    return {row["id"]: row for row in json.loads(TABLE.read_text())["problems"]}
 
 
 def literal_assignment(source: str, name: str):
@@ -66,54 +54,7 @@ def load_with(path: Path, overrides: dict) -> types.ModuleType:
     return module
 
 
-def as_tensors(output) -> list[torch.Tensor]:
-    items = list(output) if isinstance(output, (tuple, list)) else [output]
-    assert all(isinstance(t, torch.Tensor) for t in items), f"forward returned {type(output).__name__}"
-    return items
-
-
-def build_model(module) -> torch.nn.Module:
-    torch.manual_seed(INIT_SEED)
-    return module.Model(*module.get_init_inputs())
-
-
-def run_trials(module) -> list[list[torch.Tensor]]:
-    """The reference's outputs (float64) for each input seed, weights built once, as the judge does."""
-    model = build_model(module)
-    trials = []
-    for seed in INPUT_SEEDS:
-        torch.manual_seed(seed)
-        inputs = module.get_inputs()
-        with torch.no_grad():
-            trials.append([t.double() for t in as_tensors(model(*inputs))])
-    return trials
-
-
-def passes_all(trials: list[list[torch.Tensor]], fake, tol: float) -> bool:
-    """Whether the output fake(expected) would pass allclose against every output of every trial."""
-    return all(torch.allclose(fake(out), out, atol=tol, rtol=tol) for outs in trials for out in outs)
-
-
-def second_half_zeroed(out: torch.Tensor) -> torch.Tensor:
-    """The output with the second half of its last non-trivial axis zeroed: what a scan or a row
-    kernel that stops half way (or a grid that covers half the columns) would return."""
-    axis = max(d for d in range(out.dim()) if out.shape[d] > 1)
-    fake = out.clone()
-    fake.narrow(axis, out.shape[axis] // 2, out.shape[axis] - out.shape[axis] // 2).zero_()
-    return fake
-
-
-def degeneracy_findings(trials: list[list[torch.Tensor]]) -> list[str]:
-    """Which cheap fake outputs would pass at which tolerance; empty for a problem that carries signal."""
-    mean = torch.cat([out.flatten() for outs in trials for out in outs]).mean().item()
-    fakes = {"all-zeros": torch.zeros_like, f"the constant mean {mean:.4g}": lambda o: torch.full_like(o, mean)}
-    if all(out.numel() > 1 for outs in trials for out in outs):  # a scalar has no half to drop
-        fakes["the output with its second half zeroed"] = second_half_zeroed
-    return [f"{label} passes at tol {tol:g}" for tol in TOLERANCES for label, fake in fakes.items()
-            if passes_all(trials, fake, tol)]
-
-
-PATHS = problem_files()
+PATHS = problem_files(LEVEL1)
 IDS = [p.stem for p in PATHS]
 
 
@@ -128,7 +69,7 @@ def one_torch_thread():
 
 
 def test_level1_holds_ids_1_to_100_once_each_with_upstream_names():
-    table = upstream_table()
+    table = upstream_table(TABLE)
     found = {}
     for path in PATHS:
         match = FILE_NAME.match(path.name)
@@ -142,7 +83,7 @@ def test_level1_holds_ids_1_to_100_once_each_with_upstream_names():
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_full_size_constants_and_constructor_arguments_match_upstream(path):
-    row = upstream_table()[int(FILE_NAME.match(path.name).group(1))]
+    row = upstream_table(TABLE)[int(FILE_NAME.match(path.name).group(1))]
     module = load(path, size="full")
     expected: dict = {}
     for assignment in row["sizes"].split(";"):
