@@ -10,7 +10,6 @@ Usage: python bench/gpu_compare.py --first DIR --second DIR [--inductor PATH ...
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -48,6 +47,8 @@ def fmt(value, pattern="{:.3f}"):
 
 
 def main() -> int:
+    from harness import metrics
+
     parser = argparse.ArgumentParser()
     parser.add_argument("--first", required=True)
     parser.add_argument("--second", required=True)
@@ -79,7 +80,7 @@ def main() -> int:
     if inductor:
         ok = [inductor[pid] for pid in shared if inductor.get(pid, {}).get("status") == "ok"]
         speedups = [r["speedup"] for r in ok if r.get("speedup")]
-        geomean = math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None
+        geomean = metrics.geomean(speedups)
         print(f"inductor: {len(ok)}/{len(shared)} ok, geomean speedup over eager {fmt(geomean)} ({len(speedups)} timed)")
     if diffs:
         print(f"eager vs do_bench: median |relative difference| {statistics.median(diffs):.4f}, max {max(diffs):.4f}")

@@ -36,7 +36,6 @@ def load(path: Path, size: str = "small") -> types.ModuleType:
     return load_problem(path, size=size).module()
 
 
-
 def degeneracy_findings(trials: list[list[torch.Tensor]]) -> list[str]:
     return probe_findings(trials, input_blind=True)
 
