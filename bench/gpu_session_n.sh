@@ -231,8 +231,9 @@ PY
   # variants with and without the touch first (about 40 s), then the starter set with `reference`,
   # do_bench, `reference` again (issue #2's three checks), then `inductor` on the starter set with
   # what time is left (a new run under $R/ind).
-  # (The quick probe once a machine: a second call on it skips to the runs.)
-  [ -f $R/probe17.txt ] || { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' \
+  # (PROBE=1: the quick probe first, once a machine: a second call on it skips to the runs. Off by
+  # default: the runs alone take about 550 s.)
+  [ -n "${PROBE:-}" ] && [ ! -f $R/probe17.txt ] && { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' \
     --problem 'L1/95_*' --problem 'L2/9_*' > $R/probe17.txt 2>&1; tail -4 $R/probe17.txt; }
   P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter"
   # do_bench right after the first run, so a call cut short still has the comparison with do_bench.
@@ -262,8 +263,9 @@ PY
   S=results/runs/h200/starter_2026-12-07
   for part in ind ref1 ref2; do [ -n "$(ls $S/$part 2>/dev/null)" ] && seed $R/$part "$S/$part/*"; done
   [ -f $S/do_bench.txt ] && [ ! -f $R/do_bench.txt ] && cp $S/do_bench.txt $R/
-  # (The quick probe once a machine: a second call on it skips to the runs.)
-  [ -f $R/probe17.txt ] || { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' \
+  # (PROBE=1: the quick probe first, once a machine: a second call on it skips to the runs. Off by
+  # default: the runs alone take about 550 s.)
+  [ -n "${PROBE:-}" ] && [ ! -f $R/probe17.txt ] && { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' \
     --problem 'L1/95_*' --problem 'L2/9_*' > $R/probe17.txt 2>&1; tail -4 $R/probe17.txt; }
   P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
   lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1
