@@ -25,10 +25,11 @@ from harness.results import RunWriter, completed_keys, new_run_id, resume_confli
 from harness.usage import Usage
 
 # How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
-# events around the call and a device-wide synchronize, less the synchronize's least round trip
-# (harness/worker/handlers.py, _timed_call). Runs before 2026-12-05 have "cuda_events+device_sync",
-# the window with the round trip left in.
-CUDA_TIMER = "cuda_events+device_sync-round_trip_floor"
+# an SM-filling hold queued before the window (harness/worker/hold.py), events around the call and a
+# device-wide synchronize, less the synchronize's least round trip (harness/worker/handlers.py,
+# _timed_call). Runs of 2026-12-05 to 07 have "cuda_events+device_sync-round_trip_floor" (no hold),
+# earlier ones "cuda_events+device_sync", the window with the round trip left in.
+CUDA_TIMER = "sm_hold+cuda_events+device_sync-round_trip_floor"
 
 
 class Runner:

@@ -34,13 +34,14 @@ import time
 TIMER_LABELS = ("time.", "torch.cuda", "torch._C._cuda_synchronize")
 AUDIT_FLAGS = {"introspection": "introspection", "network": "network", "subprocess": "subprocess_started",
                "signal": "signal_sent", "native": "native_call", "dynamic_exec": "dynamic_exec",
-               "filesystem": "filesystem_write", "disguise": "dynamic_exec", "thread": "thread_started"}
+               "filesystem": "filesystem_write", "disguise": "dynamic_exec", "thread": "thread_started",
+               "timer": "timer_patched"}
 _TIME_NAMES = ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns", "process_time",
                "process_time_ns", "thread_time", "sleep")
 _TORCH_NAMES = ("allclose", "equal", "isclose", "Tensor")
 _CUDA_NAMES = ("synchronize", "Event", "Stream", "current_stream", "default_stream", "set_stream", "stream")
 _CACHE_VARIABLES = ("TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
-_HARNESS_MODULES = ("harness.worker.handlers", "harness.worker.main", "harness.worker.protocol",
+_HARNESS_MODULES = ("harness.worker.handlers", "harness.worker.hold", "harness.worker.main", "harness.worker.protocol",
                     "harness.worker.guards", "harness.worker.audit", "harness.checks", "harness.precision")
 
 
@@ -125,6 +126,7 @@ class Guards:
         self.signals = _signal_handlers()
         self.read_audit = lambda: []
         self.thread_findings: list[str] = []
+        self.timer_findings: list[str] = []   # a hold that did not hold (handlers._timed_call)
         self.sandbox = "not applied"
         self.frozen: list[str] = []
         self._origins = None
@@ -139,6 +141,7 @@ class Guards:
         import harness.precision  # noqa: F401
         import harness.worker.audit  # noqa: F401
         import harness.worker.handlers  # noqa: F401
+        import harness.worker.hold  # noqa: F401
         import harness.worker.protocol  # noqa: F401
 
     def protect(self, workdir: str, compile_pool: bool = False) -> None:
@@ -172,7 +175,7 @@ class Guards:
         found = [label for label, (owner, key, original) in self.snapshot.items()
                  if _current(owner, key) is not original]
         found += [f"signal.{name}" for name, handler in _signal_handlers().items() if self.signals.get(name) is not handler]
-        return found + self.read_audit() + self.thread_findings
+        return found + self.read_audit() + self.thread_findings + self.timer_findings
 
     def scan_threads(self, _frames=sys._current_frames) -> int:
         """Record threads other than the worker's own that are running candidate code right now."""

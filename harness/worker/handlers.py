@@ -110,10 +110,15 @@ def _sync(state) -> None:
 def _timed_call(state, inputs: list) -> tuple[float, Any]:
     guards = state.guards
     if state.device == "cuda":
-        # No synchronize between the flush and the start event: the flush keeps the GPU busy while
-        # the host dispatches the call (as triton's do_bench does), so idle gaps do not drop clocks.
         guards.cuda_synchronize()
         state.flush_buffer.zero_()
+        hold = state.hold
+        if hold is not None:
+            # The hold fills every SM from an idle GPU (so the synchronize) until the start event: the
+            # host launches the call meanwhile, and nothing on another stream can run before the
+            # window opens (harness.worker.hold). Without it the flush alone keeps the GPU busy.
+            guards.cuda_synchronize()
+            hold.launch()
         start, returned, end = (guards.event_class(enable_timing=True) for _ in range(3))
         guards.event_record(start)
         output = state.model(*inputs)
@@ -126,6 +131,10 @@ def _timed_call(state, inputs: list) -> tuple[float, Any]:
         guards.cuda_synchronize()
         guards.event_record(end)
         guards.cuda_synchronize()
+        if hold is not None:
+            problem = hold.findings()
+            if problem and not guards.timer_findings:  # the first is enough to flag the record
+                guards.timer_findings.append(f"timer:{problem}")
         on_stream = guards.event_elapsed(start, returned)
         return max(on_stream, guards.event_elapsed(start, end) - state.sync_floor_ms), output
     begin = guards.perf_counter_ns()
@@ -145,6 +154,9 @@ def _sync_round_trip_floor(state, windows: int = SYNC_FLOOR_WINDOWS) -> float:
     for _ in range(windows):
         guards.cuda_synchronize()
         state.flush_buffer.zero_()
+        if state.hold is not None:
+            guards.cuda_synchronize()
+            state.hold.launch()
         start, returned, end = (guards.event_class(enable_timing=True) for _ in range(3))
         guards.event_record(start)
         guards.event_record(returned)
@@ -182,7 +194,8 @@ def load(state, message: dict, _load_weights=_load_matching_weights) -> dict:
     loaded = _load_weights(torch, model, message["state_dict"])
     state.model = model
     return {"ok": True, "weights_loaded": loaded, "weights_total": len(message["state_dict"]),
-            "sandbox": state.guards.sandbox, "sync_floor_ms": state.sync_floor_ms}
+            "sandbox": state.guards.sandbox, "sync_floor_ms": state.sync_floor_ms,
+            "hold": state.hold.describe() if state.hold is not None else None, "hold_error": state.hold_error}
 
 
 def call(state, message: dict, _poison=_poison, _plain=_plain_outputs, _sync=_sync) -> dict:

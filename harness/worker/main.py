@@ -27,9 +27,11 @@ def main(fd: int) -> int:
     from harness.worker.protocol import EXIT_OK, dump
 
     _initialise_cuda(torch)
+    hold, hold_error = _build_hold(torch, triton)  # before the guards count Triton launches
     guards = Guards(torch, triton)
     conn = Connection(fd)
     state = State(torch, guards)
+    state.hold, state.hold_error = hold, hold_error
     # Start-up is done: the judge may have started this worker ahead as a spare and waits for this.
     conn.send_bytes(dump({"ready": True}))
     while True:
@@ -95,6 +97,21 @@ def _initialise_cuda(torch) -> None:
     torch.empty(1, device="cuda")
 
 
+def _build_hold(torch, triton):
+    """The SM-filling hold queued before each timed CUDA window (harness.worker.hold), compiled now,
+    before any candidate code and while spare workers wait; (None, reason) where it cannot be had."""
+    if os.environ.get("CRUCIBLE_DEVICE") != "cuda" or not torch.cuda.is_available():
+        return None, None
+    if triton is None:
+        return None, "triton is not installed"
+    try:
+        from harness.worker.hold import Hold
+
+        return Hold(torch), None
+    except Exception as error:  # the run goes on with the window opening on an idle GPU, and says so
+        return None, f"{type(error).__name__}: {str(error)[:300]}"
+
+
 def _import_triton():
     try:
         import triton
@@ -146,6 +163,7 @@ class State:
         self.retained: list = []
         self.flush_buffer = None
         self.sync_floor_ms = None      # CUDA: the closing synchronize's least round trip (handlers.load)
+        self.hold = self.hold_error = None  # CUDA: the SM-filling hold before each window (main._build_hold)
         self.handlers = handlers.HANDLERS
 
     def handle(self, message: dict) -> dict:

@@ -1,0 +1,90 @@
+"""The SM-filling hold queued before each timed CUDA window (harness.worker.hold).
+
+The record checks run everywhere; the hold itself needs a GPU (marked ``gpu``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.worker.guards import flags_for
+from harness.worker.hold import START_SPREAD_LIMIT_US, block_shape, hold_findings
+
+HOLD_NS = 200_000
+
+
+def rows(blocks=8, sequence=7, start=1_000_000, spread_ns=500, spin_ns=HOLD_NS + 50):
+    return [[b // 2, start + (b * spread_ns) // blocks, start + (b * spread_ns) // blocks + spin_ns, sequence]
+            for b in range(blocks)]
+
+
+def test_block_shape_takes_every_thread_slot_of_an_sm():
+    assert block_shape(2048) == (1024, 2)      # compute capability 8.0 and 9.0
+    assert block_shape(1536) == (512, 3)       # 8.6 and 8.9
+    assert block_shape(1024) == (1024, 1)
+    with pytest.raises(ValueError):
+        block_shape(1000)
+
+
+def test_a_hold_that_ran_as_launched_has_no_findings():
+    assert hold_findings(rows(), 7, HOLD_NS) is None
+
+
+def test_a_block_left_from_an_earlier_call_is_named():
+    record = rows()
+    record[3][3] = 6
+    assert hold_findings(record, 7, HOLD_NS) == "1 of 8 hold blocks did not run for this call"
+
+
+def test_blocks_that_waited_for_an_sm_are_named():
+    late = rows(spread_ns=int((START_SPREAD_LIMIT_US + 5) * 1000) * 8 // 7)
+    finding = hold_findings(late, 7, HOLD_NS)
+    assert finding is not None and "started" in finding and "not free" in finding
+    assert hold_findings(rows(spread_ns=int(START_SPREAD_LIMIT_US * 1000) // 2), 7, HOLD_NS) is None
+
+
+def test_a_hold_cut_short_is_named():
+    finding = hold_findings(rows(spin_ns=HOLD_NS - 1), 7, HOLD_NS)
+    assert finding == "8 of 8 hold blocks spun less than 200 us"
+
+
+def test_a_hold_finding_flags_the_timer():
+    assert flags_for(["timer:hold blocks started 40.0 us apart"]) == ["timer_patched"]
+
+
+@pytest.mark.gpu
+def test_hold_keeps_a_side_stream_kernel_out_until_it_ends():
+    """On the GPU: the hold builds, every SM takes its share of blocks, and a one-warp kernel launched
+    on a side stream (default and highest priority) while it spins starts only as it ends."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    import triton
+    import triton.language as tl
+    from triton.language.extra.cuda import globaltimer
+
+    from harness.worker.hold import RECORD_FIELDS, Hold
+
+    @triton.jit
+    def stamp(out):
+        tl.store(out, globaltimer())
+
+    hold = Hold(torch)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    assert hold.blocks == sms * (2048 // hold.threads) or hold.blocks == sms * (1536 // hold.threads)
+    out = torch.zeros(1, dtype=torch.int64, device="cuda")
+    for priority in (0, -1):
+        side = torch.cuda.Stream(priority=priority)
+        with torch.cuda.stream(side):
+            stamp[(1,)](out, num_warps=1)
+        torch.cuda.synchronize()
+        for _ in range(10):
+            hold.launch()
+            with torch.cuda.stream(side):
+                stamp[(1,)](out, num_warps=1)
+            torch.cuda.synchronize()
+            assert hold.findings() is None
+            record = hold.record.view(-1, RECORD_FIELDS).cpu()
+            assert len(set(record[:, 0].tolist())) == sms, "every SM holds blocks of the hold"
+            last_end = int(record[:, 2].max())
+            # Blocks end within a microsecond of each other; the stamp may start as the first ones end.
+            assert out.item() >= last_end - 2_000, f"side kernel ran {(last_end - out.item()) / 1000:.1f} us inside the hold"
