@@ -283,6 +283,16 @@ PY
   lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
   lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt
   ;;
+20)
+  # Any GPU, short (2026-12-07, the worker with the hold, 346 s of budget left): `reference` on the
+  # starter set and do_bench against its eager medians, then the launch-hook cheat and the matmul
+  # control of the exploit corpus.
+  P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
+  lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
+  lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt
+  lap "exploit corpus, two cases, $(left) s left"
+  timeout $(left) python3 -m pytest tests/exploits/test_corpus.py -m gpu -k launch_hook -q -rA -p no:cacheprovider 2>&1 | tail -4
+  ;;
 18)
   # Any GPU: the GPU cases of the exploit corpus with today's harness (not rerun since call X2).
   lap "exploit corpus, $(left) s left"
