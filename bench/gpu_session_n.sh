@@ -67,6 +67,11 @@
 # twenty calls no H200 came (one H100 came and stopped at the device check; the next call on it was
 # lost when the machine was taken back). Next: STAGE=17 CALL_S=550 on an H200, then STAGE=17 again on
 # the same warm machine for what the first call did not reach.
+# Session 22 (2026-12-07): no H200 in eight calls; one H100 (BB1, STAGE=18: the exploit corpus's GPU
+# cases, 9 passed, without the hold) and on it bench/cuda_hold_probe.py (BB2). The hold went into the
+# worker behind CRUCIBLE_CUDA_HOLD=1 (off by default), untried there on a GPU. Next, on any GPU:
+# `CRUCIBLE_CUDA_HOLD=1 STAGE=20 REQUIRE_GPU=H bash bench/gpu_session_n.sh` (about 280 s); if it holds,
+# on an H200: `CRUCIBLE_CUDA_HOLD=1 STAGE=17 CALL_S=550 bash bench/gpu_session_n.sh`, twice.
 # The device is checked first: baselines belong to one kind of GPU (REQUIRE_GPU, default H200), and a
 # call that lands on another kind stops before it measures anything (the runner would also refuse
 # to --resume an H200 run file on another machine).
@@ -275,8 +280,8 @@ PY
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
   ;;
 19)
-  # Any GPU (2026-12-07, the worker with the hold): the exploit corpus's GPU cases, then `reference` on
-  # the starter set and do_bench against its eager medians.
+  # Any GPU (2026-12-07; with CRUCIBLE_CUDA_HOLD=1 set by the caller, the worker with the hold): the
+  # exploit corpus's GPU cases, then `reference` on the starter set and do_bench against its eager medians.
   lap "exploit corpus, $(left) s left"
   timeout $(left) python3 -m pytest tests/exploits/test_corpus.py -m gpu -q -p no:cacheprovider 2>&1 | tail -4
   P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
@@ -284,14 +289,14 @@ PY
   lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt
   ;;
 20)
-  # Any GPU, short (2026-12-07, the worker with the hold, 346 s of budget left): `reference` on the
-  # starter set and do_bench against its eager medians, then the launch-hook cheat and the matmul
-  # control of the exploit corpus.
+  # Any GPU, short (2026-12-07; with CRUCIBLE_CUDA_HOLD=1 set by the caller, the hold's first run in
+  # the harness): `reference` on the starter set and do_bench against its eager medians, then the
+  # hold's GPU tests (exclusivity, and the launch-hook cheat flagged while an honest matmul is not).
   P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
   lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
   lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt
-  lap "exploit corpus, two cases, $(left) s left"
-  timeout $(left) python3 -m pytest tests/exploits/test_corpus.py -m gpu -k launch_hook -q -rA -p no:cacheprovider 2>&1 | tail -4
+  lap "the hold's GPU tests, $(left) s left"
+  timeout $(left) python3 -m pytest tests/core/test_hold.py -m gpu -q -rA -p no:cacheprovider 2>&1 | tail -4
   ;;
 18)
   # Any GPU: the GPU cases of the exploit corpus with today's harness (not rerun since call X2).

@@ -223,11 +223,11 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
     verdict: dict[str, Any] = {"status": "ok", "weights_loaded": f"{load['weights_loaded']}/{load['weights_total']}"}
     if load.get("sync_floor_ms") is not None:
         verdict["sync_floor_ms"] = load["sync_floor_ms"]  # taken out of each CUDA window (runner.CUDA_TIMER)
-    if opts.device == "cuda" and timing:
-        verdict["hold"] = load.get("hold")  # the SM-filling hold before each window (harness.worker.hold)
-        if load.get("hold") is None:
-            verdict.setdefault("remarks", []).append(
-                f"no_hold: each timed window opened on an idle GPU ({load.get('hold_error') or 'the worker built none'})")
+    if load.get("hold") is not None:
+        verdict["hold"] = load["hold"]  # the SM-filling hold before each window (harness.worker.hold)
+    elif load.get("hold_error"):  # asked for (CRUCIBLE_CUDA_HOLD=1) and not built
+        verdict["hold"] = None
+        verdict.setdefault("remarks", []).append(f"no_hold: each timed window opened on an idle GPU ({load['hold_error']})")
     failure = _correctness(session, env, opts, cache, trials, verdict)
     laps.lap("correctness")
     if failure:

@@ -7,7 +7,6 @@ endpoint that is down) becomes a ``rejected`` record with the reason, and the ru
 from __future__ import annotations
 
 import os
-import tempfile
 import traceback
 import time
 from contextlib import nullcontext
@@ -25,11 +24,18 @@ from harness.results import RunWriter, completed_keys, new_run_id, resume_confli
 from harness.usage import Usage
 
 # How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
-# an SM-filling hold queued before the window (harness/worker/hold.py), events around the call and a
-# device-wide synchronize, less the synchronize's least round trip (harness/worker/handlers.py,
-# _timed_call). Runs of 2026-12-05 to 07 have "cuda_events+device_sync-round_trip_floor" (no hold),
-# earlier ones "cuda_events+device_sync", the window with the round trip left in.
-CUDA_TIMER = "sm_hold+cuda_events+device_sync-round_trip_floor"
+# events around the call and a device-wide synchronize, less the synchronize's least round trip
+# (harness/worker/handlers.py, _timed_call). Runs before 2026-12-05 have "cuda_events+device_sync",
+# the window with the round trip left in. With CRUCIBLE_CUDA_HOLD=1 an SM-filling hold is queued
+# before each window (harness/worker/hold.py), and the timer is named with "sm_hold+" before it.
+CUDA_TIMER = "cuda_events+device_sync-round_trip_floor"
+HOLD_TIMER = "sm_hold+" + CUDA_TIMER
+
+
+def cuda_timer(environ=os.environ) -> str:
+    from harness.worker.hold import requested
+
+    return HOLD_TIMER if requested(environ) else CUDA_TIMER
 
 
 class Runner:
@@ -63,7 +69,7 @@ class Runner:
                 "config": {"suite": suite, "generator": self.generator_name, "generator_options": generator_options or {},
                            "precision": opts.precision, "size": opts.size, "device": opts.device,
                            "trials": opts.trials, "tolerance": opts.tol(), "compile_baseline": opts.with_compile(),
-                           "flags": {"allow_tf32": opts.allow_tf32}, "timer": CUDA_TIMER if opts.device == "cuda" else "perf_counter_ns",
+                           "flags": {"allow_tf32": opts.allow_tf32}, "timer": cuda_timer() if opts.device == "cuda" else "perf_counter_ns",
                            "seeds": "public+secret" if opts.secret is None else "public+fixed", **(extra or {})}}
 
     def already_done(self, problem: Problem) -> bool:

@@ -21,9 +21,16 @@ or highest priority, during a 200 us hold started within 0.06 us of the hold's l
 
 from __future__ import annotations
 
+# Off unless the judge's environment sets it to 1 (then handed to each CUDA worker): the hold has
+# been measured outside the harness (bench/cuda_hold_probe.py) but not yet run inside it on a GPU.
+SWITCH = "CRUCIBLE_CUDA_HOLD"
 HOLD_US = 200.0                  # longer than the host needs to launch a call's first kernel
 START_SPREAD_LIMIT_US = 10.0     # measured spread 0.64 us; a block that starts later found an SM taken
 RECORD_FIELDS = 4                # SM, start ns, end ns, sequence number
+
+
+def requested(environ) -> bool:
+    return environ.get(SWITCH) == "1"
 
 
 def block_shape(max_threads_per_sm: int) -> tuple[int, int]:

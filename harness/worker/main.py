@@ -100,14 +100,14 @@ def _initialise_cuda(torch) -> None:
 def _build_hold(torch, triton):
     """The SM-filling hold queued before each timed CUDA window (harness.worker.hold), compiled now,
     before any candidate code and while spare workers wait; (None, reason) where it cannot be had."""
-    if os.environ.get("CRUCIBLE_DEVICE") != "cuda" or not torch.cuda.is_available():
+    from harness.worker import hold
+
+    if not hold.requested(os.environ) or os.environ.get("CRUCIBLE_DEVICE") != "cuda" or not torch.cuda.is_available():
         return None, None
     if triton is None:
         return None, "triton is not installed"
     try:
-        from harness.worker.hold import Hold
-
-        return Hold(torch), None
+        return hold.Hold(torch), None
     except Exception as error:  # the run goes on with the window opening on an idle GPU, and says so
         return None, f"{type(error).__name__}: {str(error)[:300]}"
 

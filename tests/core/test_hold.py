@@ -88,3 +88,55 @@ def test_hold_keeps_a_side_stream_kernel_out_until_it_ends():
             last_end = int(record[:, 2].max())
             # Blocks end within a microsecond of each other; the stamp may start as the first ones end.
             assert out.item() >= last_end - 2_000, f"side kernel ran {(last_end - out.item()) / 1000:.1f} us inside the hold"
+
+
+def test_the_hold_is_asked_for_by_one_switch_and_named_in_the_timer(monkeypatch, tmp_path):
+    """Off by default; CRUCIBLE_CUDA_HOLD=1 in the judge's environment reaches CUDA workers alone and
+    renames the run header's timer, so a run file of the other timer refuses --resume."""
+    from harness.judge import WorkerSession
+    from harness.runner import CUDA_TIMER, HOLD_TIMER, cuda_timer
+    from harness.worker.hold import SWITCH, requested
+    from harness.worker.main import _build_hold
+
+    assert not requested({}) and not requested({SWITCH: "0"}) and requested({SWITCH: "1"})
+    assert cuda_timer({}) == CUDA_TIMER == "cuda_events+device_sync-round_trip_floor"
+    assert cuda_timer({SWITCH: "1"}) == HOLD_TIMER == "sm_hold+" + CUDA_TIMER
+
+    def environment(device):
+        session = object.__new__(WorkerSession)
+        session.device, session.gpu_index, session.workdir = device, None, tmp_path
+        session.limits = type("Limits", (), {"memory_bytes": 1 << 30})()
+        return session._environment(str(tmp_path))
+
+    monkeypatch.delenv(SWITCH, raising=False)
+    assert SWITCH not in environment("cuda")
+    monkeypatch.setenv(SWITCH, "1")
+    assert environment("cuda")[SWITCH] == "1"
+    assert SWITCH not in environment("cpu")
+    # A worker not asked for one (or not on CUDA) builds none and reports no error.
+    monkeypatch.setenv("CRUCIBLE_DEVICE", "cpu")
+    assert _build_hold(None, None) == (None, None)
+
+
+@pytest.mark.gpu
+def test_with_the_hold_on_a_launch_hook_cheat_is_flagged_and_an_honest_matmul_is_not(monkeypatch):
+    """In the harness on the GPU, hold on: the corpus's honest matmul times with the hold and no
+    timer finding; the same matmul with work started from Triton's launch hook is `timer_patched`."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    from pathlib import Path
+
+    from harness.evaluate import EvalCache, evaluate
+    from harness.exploits_cli import ROOT, case_options, find_problem
+    from harness.worker.hold import SWITCH
+
+    monkeypatch.setenv(SWITCH, "1")   # spares are keyed by their environment: none without it is adopted
+    problem = find_problem("2_Matmul")
+    opts = case_options({"timing": True}, "cuda")
+    cache = EvalCache()
+    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_matmul.py").read_text(), opts, cache)
+    assert honest["status"] == "ok" and honest["hold"]["blocks"] > 0, honest
+    assert "timer_patched" not in honest["flags"], honest
+    cheat = evaluate(problem, Path(__file__).with_name("hold_launch_hook_candidate.py").read_text(), opts, cache)
+    assert "timer_patched" in cheat["flags"], {k: cheat.get(k) for k in ("status", "flags", "remarks", "reason")}
