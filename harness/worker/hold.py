@@ -71,7 +71,7 @@ def _kernel():
         now = start
         while now - start < nanoseconds:
             now = globaltimer()
-        row = record + 4 * tl.program_id(0)
+        row = record + 4 * tl.program_id(0)  # RECORD_FIELDS a block
         tl.store(row, smid().to(tl.int64))
         tl.store(row + 1, start)
         tl.store(row + 2, now)
@@ -92,9 +92,9 @@ class Hold:
         self.ns = int(microseconds * 1000)
         self.microseconds = microseconds
         self.sequence = 1
-        self._torch = torch
         self.record = torch.zeros(RECORD_FIELDS * self.blocks, dtype=torch.int64, device="cuda")
         kernel = _kernel()
+        torch.cuda.synchronize()  # the first hold, like every later one, starts on an idle GPU
         compiled = kernel[(self.blocks,)](self.record, self.ns, self.sequence, num_warps=self.threads // 32)
         torch.cuda.synchronize()
         n_regs = getattr(compiled, "n_regs", None)
