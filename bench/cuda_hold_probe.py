@@ -2,14 +2,16 @@
 
     python bench/cuda_hold_probe.py [--hold-us 200] [--problem 'L2/23_*' ...]
 
-CUDA only, outside the harness; nothing here is used by the worker. Background (docs/HARNESS.md,
+CUDA only, outside the harness's judge and worker, with the worker's own hold
+(harness.worker.hold.Hold; call BB2 of 2026-12-07 ran this script's first version at d5b2bc7, with
+its own copy of the kernel, which did not record a sequence number). Background (docs/HARNESS.md,
 "What the rest is"): the worker's window opens on a GPU that the per-call synchronize left idle, so
 every timed call is charged the host's launch of its first kernel, which do_bench's back-to-back
 loop never pays. A plain spin queued before the window hides that launch, but a single-block spin
 leaves the other SMs free, and work a candidate starts on a side stream would run there unmeasured.
 
 The variant measured here, "hold": synchronize, flush, synchronize, then a Triton kernel whose blocks
-take every warp slot of every SM (two blocks of 1024 threads per SM) and spin on %globaltimer for
+take every thread slot of every SM (two blocks of 1024 threads where an SM has 2048) and spin on %globaltimer for
 --hold-us, then the start event and the call. Since the GPU is idle when the hold is launched, all of
 its blocks are resident before the host can launch anything else; a kernel launched on any other
 stream afterwards finds no free warp slot until the hold's blocks end, which is when the window opens.
@@ -31,72 +33,47 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-HOLD_WARPS = 32          # 1024 threads a block
-BLOCKS_PER_SM = 2        # 2 x 1024 = the 2048 resident threads an SM of compute capability 8.0-9.0 has
 
 
-def build_kernels():
+def stamp_kernel():
+    """A one-warp kernel that writes %globaltimer when it runs: when a side stream got an SM."""
     import triton
     import triton.language as tl
-    from triton.language.extra.cuda import globaltimer, smid
+    from triton.language.extra.cuda import globaltimer
 
     @triton.jit
-    def hold_kernel(record, nanoseconds):
-        start = globaltimer()
-        now = start
-        while now - start < nanoseconds:
-            now = globaltimer()
-        block = tl.program_id(0)
-        tl.store(record + 3 * block, smid().to(tl.int64))
-        tl.store(record + 3 * block + 1, start)
-        tl.store(record + 3 * block + 2, now)
-
-    @triton.jit
-    def stamp_kernel(out):
+    def stamp(out):
         tl.store(out, globaltimer())
 
-    return hold_kernel, stamp_kernel
+    return stamp
 
 
-class Hold:
-    def __init__(self, microseconds: float):
-        import torch
+def blocks_seen(hold) -> list:
+    """(SM, start ns, end ns, sequence) of each of the last hold's blocks."""
+    from harness.worker.hold import RECORD_FIELDS
 
-        self.hold_kernel, self.stamp_kernel = build_kernels()
-        self.sms = torch.cuda.get_device_properties(0).multi_processor_count
-        self.blocks = self.sms * BLOCKS_PER_SM
-        self.ns = int(microseconds * 1000)
-        self.record = torch.zeros(3 * self.blocks, dtype=torch.int64, device="cuda")
-        compiled = self.hold_kernel[(self.blocks,)](self.record, self.ns, num_warps=HOLD_WARPS)
-        torch.cuda.synchronize()
-        self.n_regs = getattr(compiled, "n_regs", None)
-
-    def __call__(self):
-        self.hold_kernel[(self.blocks,)](self.record, self.ns, num_warps=HOLD_WARPS)
-
-    def blocks_seen(self) -> list:
-        """(SM, start ns, end ns) of each of the last hold's blocks."""
-        return self.record.view(-1, 3).cpu().tolist()
+    return hold.record.view(-1, RECORD_FIELDS).cpu().tolist()
 
 
-def exclusivity(hold: Hold, trials: int) -> dict:
+def exclusivity(hold, trials: int) -> dict:
     import torch
 
+    stamp_kernel_ = stamp_kernel()
     results = {}
     for label, priority in (("side stream", 0), ("side stream, highest priority", -1)):
         stream = torch.cuda.Stream(priority=priority)  # torch clamps -1 to the device's highest
         stamp = torch.zeros(1, dtype=torch.int64, device="cuda")
         with torch.cuda.stream(stream):
-            hold.stamp_kernel[(1,)](stamp, num_warps=1)  # compiled here, not inside a trial
+            stamp_kernel_[(1,)](stamp, num_warps=1)  # compiled here, not inside a trial
         torch.cuda.synchronize()
         early, margins, spreads, coverage = 0, [], [], []
         for _ in range(trials):
             torch.cuda.synchronize()
-            hold()
+            hold.launch()
             with torch.cuda.stream(stream):
-                hold.stamp_kernel[(1,)](stamp, num_warps=1)
+                stamp_kernel_[(1,)](stamp, num_warps=1)
             torch.cuda.synchronize()
-            rows = hold.blocks_seen()
+            rows = blocks_seen(hold)
             starts = [r[1] for r in rows]
             ends = [r[2] for r in rows]
             per_sm = {}
@@ -125,7 +102,7 @@ def timed(model, inputs, flush, hold=None, calls=30) -> float:
         flush.zero_()
         if hold is not None:
             torch.cuda.synchronize()  # the GPU idle when the hold is launched: all its blocks resident first
-            hold()
+            hold.launch()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         model(*inputs)
@@ -149,14 +126,17 @@ def main() -> int:
     from harness.suite import load_selected
 
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
-    hold = Hold(args.hold_us)
-    print(f"device {torch.cuda.get_device_name(0)}: {hold.sms} SMs, hold of {hold.blocks} blocks x "
-          f"{HOLD_WARPS * 32} threads, {hold.n_regs} registers a thread, {args.hold_us:g} us")
+    from harness.worker.hold import Hold
+
+    hold = Hold(torch, args.hold_us)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    print(f"device {torch.cuda.get_device_name(0)}: {sms} SMs, hold of {hold.blocks} blocks x "
+          f"{hold.threads} threads, {hold.registers} registers a thread, {args.hold_us:g} us")
     for label, row in exclusivity(hold, args.trials).items():
         print(f"exclusivity, {label}: stamp before the hold's end in {row['early']}/{row['trials']}; stamp - hold end "
               f"min {row['margin_us_min']:.2f} us, median {row['margin_us_median']:.2f} us; hold starts spread "
               f"<= {row['start_spread_us_max']:.2f} us, ends <= {row['end_spread_us_max']:.2f} us; SMs covered "
-              f">= {row['sms_covered_min']}/{hold.sms}, blocks on one SM <= {row['blocks_per_sm_max']}")
+              f">= {row['sms_covered_min']}/{sms}, blocks on one SM <= {row['blocks_per_sm_max']}")
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2 // 4 + 1, dtype=torch.int32, device="cuda")
     print("problem | do_bench ms | protocol (ratio) | protocol+hold (ratio)")

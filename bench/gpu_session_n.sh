@@ -279,15 +279,6 @@ PY
   lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
   ;;
-19)
-  # Any GPU (2026-12-07; with CRUCIBLE_CUDA_HOLD=1 set by the caller, the worker with the hold): the
-  # exploit corpus's GPU cases, then `reference` on the starter set and do_bench against its eager medians.
-  lap "exploit corpus, $(left) s left"
-  timeout $(left) python3 -m pytest tests/exploits/test_corpus.py -m gpu -q -p no:cacheprovider 2>&1 | tail -4
-  P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
-  lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
-  lap "do_bench"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt
-  ;;
 20)
   # Any GPU, short (2026-12-07; with CRUCIBLE_CUDA_HOLD=1 set by the caller, the hold's first run in
   # the harness): `reference` on the starter set and do_bench against its eager medians, then the

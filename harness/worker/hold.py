@@ -90,7 +90,6 @@ class Hold:
         self.threads, per_sm = block_shape(max_threads)
         self.blocks = properties.multi_processor_count * per_sm
         self.ns = int(microseconds * 1000)
-        self.microseconds = microseconds
         self.sequence = 1
         self.record = torch.zeros(RECORD_FIELDS * self.blocks, dtype=torch.int64, device="cuda")
         kernel = _kernel()
@@ -118,4 +117,4 @@ class Hold:
         return hold_findings(rows, self.sequence, self.ns)
 
     def describe(self) -> dict:
-        return {"us": self.microseconds, "blocks": self.blocks, "threads": self.threads, "registers": self.registers}
+        return {"us": self.ns / 1000, "blocks": self.blocks, "threads": self.threads, "registers": self.registers}
