@@ -99,7 +99,7 @@ def test_the_hold_is_asked_for_by_one_switch_and_named_in_the_timer(monkeypatch,
     from harness.worker.main import _build_hold
 
     assert not requested({}) and not requested({SWITCH: "0"}) and requested({SWITCH: "1"})
-    assert cuda_timer({}) == CUDA_TIMER == "cuda_events+device_sync-round_trip_floor"
+    assert cuda_timer({}) == CUDA_TIMER == "cuda_events+device_sync-round_trip_floor,host_floor"
     assert cuda_timer({SWITCH: "1"}) == HOLD_TIMER == "sm_hold+" + CUDA_TIMER
 
     def environment(device):
@@ -140,3 +140,34 @@ def test_with_the_hold_on_a_launch_hook_cheat_is_flagged_and_an_honest_matmul_is
     assert "timer_patched" not in honest["flags"], honest
     cheat = evaluate(problem, Path(__file__).with_name("hold_launch_hook_candidate.py").read_text(), opts, cache)
     assert "timer_patched" in cheat["flags"], {k: cheat.get(k) for k in ("status", "flags", "remarks", "reason")}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("hold_on", [False, True], ids=["flush_only", "hold"])
+def test_an_answer_computed_on_the_host_before_the_window_opens_gains_nothing(monkeypatch, hold_on):
+    """On the GPU: a candidate that computes a small matmul on the CPU while the flush (or the hold)
+    keeps the GPU from the start event, its copies on a side stream, is timed no faster than
+    torch.matmul on the same problem: the call's host time is a floor on its time."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    from pathlib import Path
+
+    from harness.evaluate import EvalCache, evaluate
+    from harness.exploits_cli import ROOT, case_options, find_problem
+    from harness.worker.hold import SWITCH
+
+    if hold_on:
+        monkeypatch.setenv(SWITCH, "1")
+    else:
+        monkeypatch.delenv(SWITCH, raising=False)
+    problem = find_problem("7_Small_Matmul")
+    opts = case_options({"timing": True}, "cuda")
+    cache = EvalCache()
+    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_matmul.py").read_text(), opts, cache)
+    cheat = evaluate(problem, Path(__file__).with_name("host_compute_candidate.py").read_text(), opts, cache)
+    assert honest["status"] == "ok" and cheat["status"] == "ok", (honest.get("reason"), cheat.get("reason"))
+    assert bool(honest.get("hold")) == hold_on and bool(cheat.get("hold")) == hold_on
+    assert cheat["candidate_ms"] >= honest["candidate_ms"], (
+        f"host-computed answer timed at {cheat['candidate_ms'] * 1000:.1f} us, "
+        f"torch.matmul at {honest['candidate_ms'] * 1000:.1f} us")
