@@ -225,7 +225,7 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
         verdict["sync_floor_ms"] = load["sync_floor_ms"]  # taken out of each CUDA window (runner.CUDA_TIMER)
     if load.get("hold") is not None:
         verdict["hold"] = load["hold"]  # the SM-filling hold before each window (harness.worker.hold)
-    elif load.get("hold_error"):  # asked for (CRUCIBLE_CUDA_HOLD=1) and not built
+    elif load.get("hold_error"):  # asked for (the default on CUDA) and not built
         verdict["hold"] = None
         verdict.setdefault("remarks", []).append(f"no_hold: each timed window opened on an idle GPU ({load['hold_error']})")
     failure = _correctness(session, env, opts, cache, trials, verdict)

@@ -20,6 +20,7 @@ from pathlib import Path
 from harness import memtrace
 from harness.device import worker_cpu_threads
 from harness.worker.hold import SWITCH as HOLD_SWITCH
+from harness.worker.hold import requested as hold_requested
 from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
 
 OUTPUT_TAIL_CHARS = 2000
@@ -158,8 +159,8 @@ class WorkerSession:
                    PYTHONHASHSEED="0", CRUCIBLE_JUDGE_PID=str(os.getpid()), CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
                    TRITON_CACHE_DIR=str(self.workdir / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(self.workdir / "inductor"),
                    TORCH_EXTENSIONS_DIR=str(self.workdir / "torch-extensions"))
-        if self.device == "cuda" and os.environ.get(HOLD_SWITCH) == "1":
-            env[HOLD_SWITCH] = "1"  # the SM-filling hold before each timed window (harness/worker/hold.py)
+        if self.device == "cuda":  # the SM-filling hold before each timed window (harness/worker/hold.py)
+            env[HOLD_SWITCH] = "1" if hold_requested(os.environ) else "0"
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
             # One thread and no spinning: OpenMP threads that busy-wait next to the judge's own on a

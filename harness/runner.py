@@ -27,9 +27,9 @@ from harness.usage import Usage
 # events around the call and a device-wide synchronize, less the synchronize's least round trip
 # (harness/worker/handlers.py, _timed_call). Runs before 2026-12-05 have "cuda_events+device_sync",
 # the window with the round trip left in; runs before 2026-12-07 (session 23) have
-# "cuda_events+device_sync-round_trip_floor", without the call's host time as a floor. With
-# CRUCIBLE_CUDA_HOLD=1 an SM-filling hold is queued before each window (harness/worker/hold.py), and
-# the timer is named with "sm_hold+" before it.
+# "cuda_events+device_sync-round_trip_floor", without the call's host time as a floor. An SM-filling
+# hold is queued before each window (harness/worker/hold.py; by default since session 23, off with
+# CRUCIBLE_CUDA_HOLD=0), and the timer is then named with "sm_hold+" before it.
 CUDA_TIMER = "cuda_events+device_sync-round_trip_floor,host_floor"
 HOLD_TIMER = "sm_hold+" + CUDA_TIMER
 

@@ -21,8 +21,9 @@ or highest priority, during a 200 us hold started within 0.06 us of the hold's l
 
 from __future__ import annotations
 
-# Off unless the judge's environment sets it to 1 (then handed to each CUDA worker): the hold has
-# been measured outside the harness (bench/cuda_hold_probe.py) but not yet run inside it on a GPU.
+# On unless the judge's environment sets it to 0 (the judge hands its value to each CUDA worker). On
+# by default since its first runs in the harness on an H100 (2026-12-07, session 23): its GPU tests,
+# the starter set within 3.6% of do_bench with no record flagged, the GPU exploit corpus passed.
 SWITCH = "CRUCIBLE_CUDA_HOLD"
 HOLD_US = 200.0                  # longer than the host needs to launch a call's first kernel
 START_SPREAD_LIMIT_US = 10.0     # measured spread 0.64 us; a block that starts later found an SM taken
@@ -30,7 +31,7 @@ RECORD_FIELDS = 4                # SM, start ns, end ns, sequence number
 
 
 def requested(environ) -> bool:
-    return environ.get(SWITCH) == "1"
+    return environ.get(SWITCH, "1") != "0"
 
 
 def block_shape(max_threads_per_sm: int) -> tuple[int, int]:

@@ -90,17 +90,18 @@ def test_hold_keeps_a_side_stream_kernel_out_until_it_ends():
             assert out.item() >= last_end - 2_000, f"side kernel ran {(last_end - out.item()) / 1000:.1f} us inside the hold"
 
 
-def test_the_hold_is_asked_for_by_one_switch_and_named_in_the_timer(monkeypatch, tmp_path):
-    """Off by default; CRUCIBLE_CUDA_HOLD=1 in the judge's environment reaches CUDA workers alone and
-    renames the run header's timer, so a run file of the other timer refuses --resume."""
+def test_the_hold_is_on_by_default_off_by_one_switch_and_named_in_the_timer(monkeypatch, tmp_path):
+    """On by default; CRUCIBLE_CUDA_HOLD=0 in the judge's environment turns it off. The judge hands
+    its choice to CUDA workers alone, and the run header's timer names it, so a run file of the other
+    timer refuses --resume."""
     from harness.judge import WorkerSession
     from harness.runner import CUDA_TIMER, HOLD_TIMER, cuda_timer
     from harness.worker.hold import SWITCH, requested
     from harness.worker.main import _build_hold
 
-    assert not requested({}) and not requested({SWITCH: "0"}) and requested({SWITCH: "1"})
-    assert cuda_timer({}) == CUDA_TIMER == "cuda_events+device_sync-round_trip_floor,host_floor"
-    assert cuda_timer({SWITCH: "1"}) == HOLD_TIMER == "sm_hold+" + CUDA_TIMER
+    assert requested({}) and requested({SWITCH: "1"}) and not requested({SWITCH: "0"})
+    assert cuda_timer({SWITCH: "0"}) == CUDA_TIMER == "cuda_events+device_sync-round_trip_floor,host_floor"
+    assert cuda_timer({}) == HOLD_TIMER == "sm_hold+" + CUDA_TIMER
 
     def environment(device):
         session = object.__new__(WorkerSession)
@@ -109,11 +110,13 @@ def test_the_hold_is_asked_for_by_one_switch_and_named_in_the_timer(monkeypatch,
         return session._environment(str(tmp_path))
 
     monkeypatch.delenv(SWITCH, raising=False)
-    assert SWITCH not in environment("cuda")
-    monkeypatch.setenv(SWITCH, "1")
     assert environment("cuda")[SWITCH] == "1"
+    monkeypatch.setenv(SWITCH, "0")
+    assert environment("cuda")[SWITCH] == "0"
     assert SWITCH not in environment("cpu")
-    # A worker not asked for one (or not on CUDA) builds none and reports no error.
+    # A worker told not to build one (or not on CUDA) builds none and reports no error.
+    assert _build_hold(None, None) == (None, None)
+    monkeypatch.delenv(SWITCH)
     monkeypatch.setenv("CRUCIBLE_DEVICE", "cpu")
     assert _build_hold(None, None) == (None, None)
 
@@ -125,8 +128,6 @@ def test_with_the_hold_on_a_launch_hook_cheat_is_flagged_and_an_honest_matmul_is
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
-    from pathlib import Path
-
     from harness.evaluate import EvalCache, evaluate
     from harness.exploits_cli import ROOT, case_options, find_problem
     from harness.worker.hold import SWITCH
@@ -138,7 +139,7 @@ def test_with_the_hold_on_a_launch_hook_cheat_is_flagged_and_an_honest_matmul_is
     honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_matmul.py").read_text(), opts, cache)
     assert honest["status"] == "ok" and honest["hold"]["blocks"] > 0, honest
     assert "timer_patched" not in honest["flags"], honest
-    cheat = evaluate(problem, Path(__file__).with_name("hold_launch_hook_candidate.py").read_text(), opts, cache)
+    cheat = evaluate(problem, (ROOT / "tests/exploits/corpus/15_side_stream_launch_hook_gpu.py").read_text(), opts, cache)
     assert "timer_patched" in cheat["flags"], {k: cheat.get(k) for k in ("status", "flags", "remarks", "reason")}
 
 
@@ -151,21 +152,16 @@ def test_an_answer_computed_on_the_host_before_the_window_opens_gains_nothing(mo
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
-    from pathlib import Path
-
     from harness.evaluate import EvalCache, evaluate
     from harness.exploits_cli import ROOT, case_options, find_problem
     from harness.worker.hold import SWITCH
 
-    if hold_on:
-        monkeypatch.setenv(SWITCH, "1")
-    else:
-        monkeypatch.delenv(SWITCH, raising=False)
+    monkeypatch.setenv(SWITCH, "1" if hold_on else "0")
     problem = find_problem("7_Small_Matmul")
     opts = case_options({"timing": True}, "cuda")
     cache = EvalCache()
-    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_matmul.py").read_text(), opts, cache)
-    cheat = evaluate(problem, Path(__file__).with_name("host_compute_candidate.py").read_text(), opts, cache)
+    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_small_matmul_gpu.py").read_text(), opts, cache)
+    cheat = evaluate(problem, (ROOT / "tests/exploits/corpus/15_side_stream_host_compute_gpu.py").read_text(), opts, cache)
     assert honest["status"] == "ok" and cheat["status"] == "ok", (honest.get("reason"), cheat.get("reason"))
     assert bool(honest.get("hold")) == hold_on and bool(cheat.get("hold")) == hold_on
     assert cheat["candidate_ms"] >= honest["candidate_ms"], (
