@@ -281,8 +281,11 @@ PY
   # compiles take longest; a second call on the warm machine finishes what is left.)
   lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
   grep -q "within 0.9-1.1: [0-9]*/14$" $R/do_bench.txt 2>/dev/null || { lap "do_bench"; timeout 70 python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref1 --do-bench > $R/do_bench.txt 2>&1; tail -17 $R/do_bench.txt; }
-  lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1
+  # (REF2_LAST=1: inductor before the second `reference` run, for a call too short for both.)
+  ref2() { lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1; }
+  [ -n "${REF2_LAST:-}" ] || ref2
   lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1
+  [ -z "${REF2_LAST:-}" ] || ref2
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R/ref2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
   ;;
 20)
