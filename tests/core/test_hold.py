@@ -167,3 +167,45 @@ def test_an_answer_computed_on_the_host_before_the_window_opens_gains_nothing(mo
     assert cheat["candidate_ms"] >= honest["candidate_ms"], (
         f"host-computed answer timed at {cheat['candidate_ms'] * 1000:.1f} us, "
         f"torch.matmul at {honest['candidate_ms'] * 1000:.1f} us")
+
+
+def test_a_cuda_window_is_charged_at_least_the_calls_host_time():
+    """The CUDA timing path's arithmetic, on the CPU with scripted events and a scripted clock: the
+    reported time is the largest of the stream's time, the synchronized window less the round trip's
+    floor, and the call's own host time (a call that computes on the host while the GPU is held)."""
+    import types
+
+    from harness.worker.handlers import _timed_call
+
+    class ScriptedGuards:
+        def __init__(self, clock_ns, stream_ms, window_ms):
+            self.clock, self.elapsed = iter(clock_ns), {("start", "returned"): stream_ms, ("start", "end"): window_ms}
+            self.names = iter(("start", "returned", "end"))
+
+        def cuda_synchronize(self):
+            pass
+
+        def event_class(self, enable_timing):
+            return next(self.names)
+
+        def event_record(self, event):
+            pass
+
+        def event_elapsed(self, first, second):
+            return self.elapsed[(first, second)]
+
+        def perf_counter_ns(self):
+            return next(self.clock)
+
+    def timed(host_ms, stream_ms, window_ms, floor_ms=0.01):
+        guards = ScriptedGuards((0, int(host_ms * 1e6)), stream_ms, window_ms)
+        state = types.SimpleNamespace(device="cuda", guards=guards, hold=None, sync_floor_ms=floor_ms,
+                                      flush_buffer=types.SimpleNamespace(zero_=lambda: None),
+                                      model=lambda *inputs: "output")
+        elapsed, output = _timed_call(state, [])
+        assert output == "output"
+        return elapsed
+
+    assert timed(host_ms=0.02, stream_ms=1.0, window_ms=1.05) == pytest.approx(1.04)   # GPU-bound: the window
+    assert timed(host_ms=0.02, stream_ms=1.2, window_ms=1.05) == pytest.approx(1.2)    # the stream's own
+    assert timed(host_ms=0.15, stream_ms=0.001, window_ms=0.02) == pytest.approx(0.15)  # computed on the host
