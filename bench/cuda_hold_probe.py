@@ -34,7 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-
 def stamp_kernel():
     """A one-warp kernel that writes %globaltimer when it runs: when a side stream got an SM."""
     import triton
@@ -46,13 +45,6 @@ def stamp_kernel():
         tl.store(out, globaltimer())
 
     return stamp
-
-
-def blocks_seen(hold) -> list:
-    """(SM, start ns, end ns, sequence) of each of the last hold's blocks."""
-    from harness.worker.hold import RECORD_FIELDS
-
-    return hold.record.view(-1, RECORD_FIELDS).cpu().tolist()
 
 
 def exclusivity(hold, trials: int) -> dict:
@@ -73,7 +65,7 @@ def exclusivity(hold, trials: int) -> dict:
             with torch.cuda.stream(stream):
                 stamp_kernel_[(1,)](stamp, num_warps=1)
             torch.cuda.synchronize()
-            rows = blocks_seen(hold)
+            rows = hold.rows()
             starts = [r[1] for r in rows]
             ends = [r[2] for r in rows]
             per_sm = {}

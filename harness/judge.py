@@ -19,8 +19,7 @@ from pathlib import Path
 
 from harness import memtrace
 from harness.device import worker_cpu_threads
-from harness.worker.hold import SWITCH as HOLD_SWITCH
-from harness.worker.hold import requested as hold_requested
+from harness.worker.hold import SWITCH as HOLD_SWITCH, requested as hold_requested
 from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
 
 OUTPUT_TAIL_CHARS = 2000

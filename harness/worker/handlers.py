@@ -107,18 +107,25 @@ def _sync(state) -> None:
         state.guards.cuda_synchronize()
 
 
-def _timed_call(state, inputs: list) -> tuple[float, Any]:
+def _before_window(state) -> None:
+    """What every CUDA window is preceded by, timed calls and the round-trip floor's empty windows
+    alike: synchronize, flush the L2, and the hold where there is one."""
+    guards = state.guards
+    guards.cuda_synchronize()
+    state.flush_buffer.zero_()
+    if state.hold is not None:
+        # The hold fills every SM from an idle GPU (so the synchronize) until the start event: the
+        # host launches the call meanwhile, and nothing on another stream can run before the
+        # window opens (harness.worker.hold). Without it the flush alone keeps the GPU busy.
+        guards.cuda_synchronize()
+        state.hold.launch()
+
+
+def _timed_call(state, inputs: list, _before_window=_before_window) -> tuple[float, Any]:
     guards = state.guards
     if state.device == "cuda":
-        guards.cuda_synchronize()
-        state.flush_buffer.zero_()
         hold = state.hold
-        if hold is not None:
-            # The hold fills every SM from an idle GPU (so the synchronize) until the start event: the
-            # host launches the call meanwhile, and nothing on another stream can run before the
-            # window opens (harness.worker.hold). Without it the flush alone keeps the GPU busy.
-            guards.cuda_synchronize()
-            hold.launch()
+        _before_window(state)
         start, returned, end = (guards.event_class(enable_timing=True) for _ in range(3))
         guards.event_record(start)
         begin = guards.perf_counter_ns()
@@ -155,16 +162,12 @@ SYNC_FLOOR_WINDOWS = 25
 
 def _sync_round_trip_floor(state, windows: int = SYNC_FLOOR_WINDOWS) -> float:
     """The least round trip (ms) of the timed window's closing synchronize, over windows with no call:
-    flush, start, an event, synchronize, an event. Measured before the candidate is imported, so
-    nothing the candidate does can lower it."""
+    flush (and hold), start, an event, synchronize, an event. Measured before the candidate is
+    imported, so nothing the candidate does can lower it."""
     guards = state.guards
     trips = []
     for _ in range(windows):
-        guards.cuda_synchronize()
-        state.flush_buffer.zero_()
-        if state.hold is not None:
-            guards.cuda_synchronize()
-            state.hold.launch()
+        _before_window(state)
         start, returned, end = (guards.event_class(enable_timing=True) for _ in range(3))
         guards.event_record(start)
         guards.event_record(returned)

@@ -112,10 +112,13 @@ class Hold:
         self.sequence += 1
         self._launch(self.record, self.ns, self.sequence)
 
+    def rows(self) -> list:
+        """(SM, start ns, end ns, sequence) of each of the last hold's blocks (after a synchronize)."""
+        return self.record.view(-1, RECORD_FIELDS).cpu().tolist()
+
     def findings(self) -> str | None:
         """Checks the last hold (call after the window's closing synchronize)."""
-        rows = self.record.view(-1, RECORD_FIELDS).cpu().tolist()
-        return hold_findings(rows, self.sequence, self.ns)
+        return hold_findings(self.rows(), self.sequence, self.ns)
 
     def describe(self) -> dict:
         return {"us": self.ns / 1000, "blocks": self.blocks, "threads": self.threads, "registers": self.registers}
