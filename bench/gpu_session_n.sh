@@ -288,6 +288,10 @@ PY
   [ -z "${REF2_LAST:-}" ] || ref2
   R2=$R/ref2; [ -n "$(ls $R2 2>/dev/null)" ] || R2=$R/ref1   # (no second run yet: the repeat column is then 0)
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
+  # (What time is left, once a machine: the harness's own overhead per evaluation with today's
+  # worker, the hold included; last measured on an H200 on 2026-12-01.)
+  [ -f $R/overhead.txt ] || [ "$(left)" -lt 45 ] || { lap "overhead, $(left) s left"
+    timeout $(left) python3 bench/harness_overhead.py --device cuda --repeats 3 > $R/overhead.txt 2>&1; tail -6 $R/overhead.txt; }
   ;;
 20)
   # Any GPU, short (2026-12-07; the hold's first run in the harness, call BB3, when it was still
