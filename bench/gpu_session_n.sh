@@ -277,6 +277,11 @@ PY
   [ -n "${PROBE:-}" ] && [ ! -f $R/probe17.txt ] && { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' \
     --problem 'L1/95_*' --problem 'L2/9_*' > $R/probe17.txt 2>&1; tail -4 $R/probe17.txt; }
   P="$KB --timing-budget-ms 500 --compile-baseline off --subset starter --resume"
+  # (IND_FIRST=1, session 24, for a last call too short for all: `inductor` first, then do_bench
+  # against the eager medians its own records carry, timed in the same run the same way, then the
+  # `reference` runs as the time allows.)
+  [ -z "${IND_FIRST:-}" ] || { lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1
+    lap "do_bench against inductor's eager medians"; timeout $(( $(left) > 90 ? 90 : $(left) )) python3 bench/gpu_compare.py --first $R/ind --second $R/ind --do-bench > $R/do_bench_ind.txt 2>&1; tail -17 $R/do_bench_ind.txt; }
   # (Session 23: the two `reference` runs and do_bench first, about 320 s, then inductor, whose
   # compiles take longest; a second call on the warm machine finishes what is left.)
   lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
@@ -284,7 +289,7 @@ PY
   # (REF2_LAST=1: inductor before the second `reference` run, for a call too short for both.)
   ref2() { lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1; }
   [ -n "${REF2_LAST:-}" ] || ref2
-  lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1
+  [ -n "${IND_FIRST:-}" ] || { lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1; }
   [ -z "${REF2_LAST:-}" ] || ref2
   R2=$R/ref2; [ -n "$(ls $R2 2>/dev/null)" ] || R2=$R/ref1   # (no second run yet: the repeat column is then 0)
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
