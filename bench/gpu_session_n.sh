@@ -76,7 +76,7 @@
 # and the host-time floor put the starter set within 3.6% of do_bench; BB4 (FALLBACK_STAGE=18) passed
 # the exploit corpus's GPU cases with it; the hold is now the default (CRUCIBLE_CUDA_HOLD=0 turns it
 # off). Next, on an H200: `STAGE=17 FALLBACK_STAGE=18 CALL_S=560 bash bench/gpu_session_n.sh`, twice.
-# Session 24 (2026-12-07): no H200 in nine calls; two H100s: CC1 (FALLBACK_STAGE=18, the exploit
+# Session 24 (2026-12-07): no H200 in twelve calls; two H100s: CC1 (FALLBACK_STAGE=18, the exploit
 # corpus's GPU cases, 12 passed) and CC2 (bench/harness_overhead.py --device cuda). Next, on an H200:
 # `STAGE=17 FALLBACK_STAGE=18 CALL_S=560 bash bench/gpu_session_n.sh`, twice on the same machine; or,
 # with one short call only, `STAGE=17 IND_FIRST=1 REF2_LAST=1` (inductor, then do_bench against its
