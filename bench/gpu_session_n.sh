@@ -273,10 +273,10 @@ PY
   # that a second call on the same warm machine finishes what the first did not reach: `inductor`
   # (ind; never run on an H200 with the corrected timer), `reference` (ref1) and do_bench, then
   # `reference` again (ref2), then one table of all. A fresh machine resumes from what earlier calls
-  # returned, once copied to results/runs/h200/starter_2026-12-07/ (ind, ref1, ref2, do_bench.txt).
+  # returned, once copied to results/runs/h200/starter_2026-12-07/ (ind, ref1, ref2, do_bench*.txt).
   S=results/runs/h200/starter_2026-12-07
   for part in ind ref1 ref2; do [ -n "$(ls $S/$part 2>/dev/null)" ] && seed $R/$part "$S/$part/*"; done
-  [ -f $S/do_bench.txt ] && [ ! -f $R/do_bench.txt ] && cp $S/do_bench.txt $R/
+  for f in do_bench.txt do_bench_ind.txt; do [ -f $S/$f ] && [ ! -f $R/$f ] && cp $S/$f $R/; done
   # (PROBE=1: the quick probe first, once a machine: a second call on it skips to the runs. Off by
   # default: the runs alone take about 550 s.)
   [ -n "${PROBE:-}" ] && [ ! -f $R/probe17.txt ] && { lap "timing probe"; timeout 120 python3 bench/cuda_timing_probe.py --quick --problem 'L2/23_*' \
@@ -285,8 +285,11 @@ PY
   # (IND_FIRST=1, session 24, for a last call too short for all: `inductor` first, then do_bench
   # against the eager medians its own records carry, timed in the same run the same way, then the
   # `reference` runs as the time allows.)
-  [ -z "${IND_FIRST:-}" ] || { lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1
-    lap "do_bench against inductor's eager medians"; timeout $(( $(left) > 90 ? 90 : $(left) )) python3 bench/gpu_compare.py --first $R/ind --second $R/ind --do-bench > $R/do_bench_ind.txt 2>&1; tail -17 $R/do_bench_ind.txt; }
+  ind() { lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1; }
+  # (A second call on the warm machine keeps a whole do_bench table: only a finished one ends with
+  # the summary line.)
+  [ -z "${IND_FIRST:-}" ] || { ind; grep -q "^eager vs do_bench" $R/do_bench_ind.txt 2>/dev/null || {
+    lap "do_bench against inductor's eager medians"; timeout $(( $(left) > 90 ? 90 : $(left) )) python3 bench/gpu_compare.py --first $R/ind --second $R/ind --do-bench > $R/do_bench_ind.txt 2>&1; tail -17 $R/do_bench_ind.txt; }; }
   # (Session 23: the two `reference` runs and do_bench first, about 320 s, then inductor, whose
   # compiles take longest; a second call on the warm machine finishes what is left.)
   lap "reference, starter set, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref1 2>&1 | tail -1
@@ -294,14 +297,16 @@ PY
   # (REF2_LAST=1: inductor before the second `reference` run, for a call too short for both.)
   ref2() { lap "reference again, $(left) s left"; timeout $(left) $P --generator reference --runs-dir $R/ref2 2>&1 | tail -1; }
   [ -n "${REF2_LAST:-}" ] || ref2
-  [ -n "${IND_FIRST:-}" ] || { lap "inductor, $(left) s left"; timeout $(left) $P --generator inductor --runs-dir $R/ind 2>&1 | tail -1; }
+  [ -n "${IND_FIRST:-}" ] || ind
   [ -z "${REF2_LAST:-}" ] || ref2
   R2=$R/ref2; [ -n "$(ls $R2 2>/dev/null)" ] || R2=$R/ref1   # (no second run yet: the repeat column is then 0)
   lap "all, $(left) s left"; timeout $(left) python3 bench/gpu_compare.py --first $R/ref1 --second $R2 --inductor $R/ind/*.jsonl 2>&1 | tail -20
   # (What time is left, once a machine: the harness's own overhead per evaluation with today's
   # worker, the hold included; last measured on an H200 on 2026-12-01.)
   [ -f $R/overhead.txt ] || [ "$(left)" -lt 45 ] || { lap "overhead, $(left) s left"
-    timeout $(left) python3 bench/harness_overhead.py --device cuda --repeats 3 > $R/overhead.txt 2>&1; tail -6 $R/overhead.txt; }
+    # (Kept only when it finished, so that a call cut short leaves it to the next.)
+    timeout $(left) python3 bench/harness_overhead.py --device cuda --repeats 3 > $R/overhead.part 2>&1 && mv $R/overhead.part $R/overhead.txt
+    tail -6 $R/overhead.txt $R/overhead.part 2>/dev/null; }
   ;;
 20)
   # Any GPU, short (2026-12-07; the hold's first run in the harness, call BB3, when it was still
