@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin import decompose, patterns
+from harness.llm.builtin import decompose, library, patterns
 from harness.llm.builtin.analyze import Traced
 from harness.llm.builtin.ir import NoRule, Scalar, Tensor, Value, is_computed
 
@@ -25,6 +25,7 @@ class Kept:
 
     node: Any
     result: Value
+    library: str | None = None   # a Triton library function that replaces the PyTorch call (library.py)
 
 
 @dataclass
@@ -123,7 +124,9 @@ class _Lowering:
         op = patterns.module_op(module)
         if op is None:
             raise NoRule(f"nn.{type(module).__name__}")
-        if op == "anchor" or (op == "dropout" and module.p > 0 and module.training):
+        if op == "anchor":
+            return self._kept(node, library.for_module(module))
+        if op == "dropout" and module.p > 0 and module.training:
             return self._kept(node)
         if op in ("dropout", "identity_alias"):
             return self.value(node.args[0])
@@ -158,7 +161,9 @@ class _Lowering:
             return source
         if op in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
             return self._dropout(node, args, kwargs)
-        if op in patterns.VIEWS or op in patterns.FACTORIES or op in patterns.ANCHOR_FUNCTIONS or op == "getattr":
+        if op in patterns.ANCHOR_FUNCTIONS:
+            return self._kept(node, library.for_function(op, node.target, args, kwargs))
+        if op in patterns.VIEWS or op in patterns.FACTORIES or op == "getattr":
             return self._kept(node)
         if op is None:
             raise NoRule(describe)
@@ -166,9 +171,9 @@ class _Lowering:
 
     # -- kept statements and small cases ---------------------------------------------------------
 
-    def _kept(self, node: Any) -> Value:
+    def _kept(self, node: Any, library_function: str | None = None) -> Value:
         result = self._materialized(node, node.name)
-        self.program.items.append(Kept(node=node, result=result))
+        self.program.items.append(Kept(node=node, result=result, library=library_function))
         return result
 
     def _materialized(self, node: Any, name: str) -> Value:

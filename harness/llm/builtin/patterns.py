@@ -105,7 +105,7 @@ ANCHOR_FUNCTIONS = {
     "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "batch_norm", "dropout", "dropout1d", "dropout2d", "dropout3d", "interpolate", "pad",
-    "pixel_shuffle", "pixel_unshuffle", "embedding", "upsample",
+    "pixel_shuffle", "pixel_unshuffle", "embedding", "upsample", "scaled_dot_product_attention",
 }
 ANCHOR_MODULES = (
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d",

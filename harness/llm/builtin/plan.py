@@ -246,7 +246,7 @@ class _Planner:
         group.closed = True
 
     def _finish(self) -> None:
-        if not self.groups:
+        if not self.groups and not any(kept.library for _, kept in self.kept_positions):
             raise NoRule("this model: every operation in it stays in PyTorch (" + _kept_summary(self.kept_positions)
                          + "), so there is nothing to write as a Triton kernel")
         for group in self.groups:

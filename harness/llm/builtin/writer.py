@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin import analyze, lower, plan as planning
+from harness.llm.builtin import analyze, library, lower, plan as planning
 from harness.llm.builtin.emit_matmul import emit_matmul
 from harness.llm.builtin.emit_ops import HELPERS, helpers_used
 from harness.llm.builtin.emit_pointwise import emit_pointwise
@@ -76,10 +76,12 @@ def write(reference: str, variant: str = "default") -> Written:
                enumerate(the_plan.groups)]
     by_group = {id(group): item for group, item in zip(the_plan.groups, emitted)}
     forward = _forward(traced, the_plan, by_group)
-    kept = [_kept_label(step) for step in the_plan.steps if isinstance(step, lower.Kept)]
-    source = _assemble(traced, chosen, emitted, forward, [e.summary for e in emitted], kept)
-    return Written(source=source, variant=variant, kernels=[e.summary for e in emitted],
-                   kept=[k for k in kept if k])
+    steps = [step for step in the_plan.steps if isinstance(step, lower.Kept)]
+    kept = [_kept_label(step) for step in steps if not step.library]
+    used = {step.library for step in steps if step.library}
+    summaries = [e.summary for e in emitted] + [f"library kernel: {label}" for label in library.describe(used)]
+    source = _assemble(traced, chosen, emitted, forward, summaries, kept, used)
+    return Written(source=source, variant=variant, kernels=summaries, kept=[k for k in kept if k])
 
 
 # -- forward ---------------------------------------------------------------------------------------
@@ -90,7 +92,7 @@ def _forward(traced: analyze.Traced, the_plan: planning.Plan, by_group: dict) ->
     lines = [f"    def forward({traced.forward_args}):"]
     for step in the_plan.steps:
         if isinstance(step, lower.Kept):
-            lines.append(f"        {step.result.name} = {_call_source(step.node, env)}")
+            lines.append(f"        {step.result.name} = {_call_source(step.node, env, step.library)}")
         else:
             emitted: Emitted = by_group[id(step)]
             targets = ", ".join(v.name for v in emitted.outputs)
@@ -112,8 +114,9 @@ def _structure(value: Any) -> str:
     return repr(value)
 
 
-def _call_source(node: Any, env: dict) -> str:
-    """The Python source of a call kept in PyTorch, with its inputs renamed to forward's variables."""
+def _call_source(node: Any, env: dict, library_function: str | None = None) -> str:
+    """The Python source of a call kept in PyTorch, with its inputs renamed to forward's variables;
+    with ``library_function``, the call goes to that Triton template instead (same arguments)."""
     import operator
 
     sizes = _is_shape_call(node)
@@ -121,6 +124,10 @@ def _call_source(node: Any, env: dict) -> str:
     args = [_arg_source(a, env, sizes and index >= first) for index, a in enumerate(node.args)]
     kwargs = [f"{k}={_arg_source(v, env, sizes)}" for k, v in node.kwargs.items()]
     joined = ", ".join(args + kwargs)
+    if library_function and node.op == "call_module":
+        return f"{library_function}({', '.join([lower.attribute_path(node.target)] + args + kwargs)})"
+    if library_function:
+        return f"{library_function}({joined})"
     if node.op == "call_module":
         return f"{lower.attribute_path(node.target)}({joined})"
     if node.op == "call_method":
@@ -224,7 +231,7 @@ _HEADER = '''# Written by Crucible's builtin provider ({model}): a rule-based ke
 
 
 def _assemble(traced: analyze.Traced, variant: Variant, emitted: list[Emitted], forward: list[str],
-              summaries: list[str], kept: list[str]) -> str:
+              summaries: list[str], kept: list[str], used: set[str]) -> str:
     kernels = "\n\n".join(e.kernel for e in emitted)
     helpers = [HELPERS[name] for name in helpers_used(kernels)]
     parts = [
@@ -235,6 +242,7 @@ def _assemble(traced: analyze.Traced, variant: Variant, emitted: list[Emitted], 
         traced.preamble,
         *helpers,
         *_support(emitted),
+        *library.source(used),
         *(e.kernel for e in emitted),
         *(e.launcher for e in emitted),
         "class ModelNew(nn.Module):\n" + traced.init_body.rstrip("\n") + "\n\n" + "\n".join(forward),
