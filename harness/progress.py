@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from collections import defaultdict
@@ -53,4 +54,33 @@ def summary_lines(records: list[dict]) -> list[str]:
         fast_1 = f"{s['fast_1']:.2f}" if s.get("fast_1") is not None else "n/a"
         lines.append(f"L{level}: {s['correct']}/{s['problems']} correct ({rate}), "
                      f"geomean speedup {geo}, fast_1 {fast_1}, median SOL fraction {sol}")
+        failed = failure_split(by_level[level])
+        if failed:
+            lines.append(f"    not correct: {failed}")
     return lines
+
+
+_EMPTY_SHA = hashlib.sha256(b"").hexdigest()[:16]  # Candidate("").sha: the generator wrote no source
+
+
+def failure_split(records: list[dict]) -> str:
+    """The problems without a correct record, split into "wrote nothing" (no source came back: no rule,
+    no reply, budget spent) and "wrote something wrong" by status; '' when every problem is correct."""
+    best: dict = {}
+    for record in records:
+        current = best.get(record.get("problem_id"))
+        if current is None or (record.get("correct"), bool(_wrote(record))) > (current.get("correct"), bool(_wrote(current))):
+            best[record.get("problem_id")] = record
+    nothing = sum(1 for r in best.values() if not r.get("correct") and not _wrote(r))
+    wrong = defaultdict(int)
+    for r in best.values():
+        if not r.get("correct") and _wrote(r):
+            wrong[r.get("status") or "unknown"] += 1
+    if not nothing and not wrong:
+        return ""
+    detail = ", ".join(f"{status} {count}" for status, count in sorted(wrong.items()))
+    return f"generator wrote nothing {nothing}; wrote something wrong {sum(wrong.values())}" + (f" ({detail})" if detail else "")
+
+
+def _wrote(record: dict) -> bool:
+    return record.get("candidate_sha") != _EMPTY_SHA

@@ -268,12 +268,14 @@ def emit_scan(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
     name = f"_k{index}_scan"
     kernel = Kernel(name, group, plan)
     scan, lines = group.scan, []
-    neutral, combine = ("0.0", "tl.cumsum(x, axis=0) + carry[None, :]") if scan.kind == "cumsum" \
-        else ("1.0", "tl.cumprod(x, axis=0) * carry[None, :]")
+    # fp64 chunk scans and carry: an fp32 carry over a long row drifts past 1e-4 where the prefix
+    # crosses zero (PyTorch's CPU cumsum accumulates in double); the scan is memory-bound either way
+    neutral, combine = ("0.0", "tl.cumsum(x.to(tl.float64), axis=0) + carry[None, :]") if scan.kind == "cumsum" \
+        else ("1.0", "tl.cumprod(x.to(tl.float64), axis=0) * carry[None, :]")
     writer = _RowWriter(kernel, group)
     writer.lines = lines
     lines += [
-        f"    carry = tl.full([BLOCK_C], {neutral}, tl.float32)  # the running {scan.kind} of the chunks so far",
+        f"    carry = tl.full([BLOCK_C], {neutral}, tl.float64)  # the running {scan.kind} of the chunks so far",
         "    last_row = tl.arange(0, BLOCK_R) == BLOCK_R - 1",
     ]
     inner = writer._loop("    ", "0", "R")
@@ -281,8 +283,9 @@ def emit_scan(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:
     x = kernel.ref(scan.input, scope)
     lines += [
         f"{inner}x = tl.where(mask, {x}, {neutral})",
-        f"{inner}scanned = {combine}",
-        f"{inner}carry = tl.sum(tl.where(last_row[:, None], scanned, 0.0), axis=0)",
+        f"{inner}wide_scan = {combine}",
+        f"{inner}carry = tl.sum(tl.where(last_row[:, None], wide_scan, 0.0), axis=0)",
+        f"{inner}scanned = wide_scan.to(tl.float32)",
     ]
     scope.memo[scan.uid] = ("scanned", False)
     for position, value in enumerate(group.outputs):

@@ -88,9 +88,10 @@ def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, tr
         raise ValueError(f"_tk_conv: a {rank}-D convolution of a {tuple(x.shape)} input is not supported")
     kernel = tuple(weight.shape[2:])
     st, dl = _tk_tuple(stride, rank), _tk_tuple(dilation, rank)
-    if padding == "valid":
+    if isinstance(padding, str) and padding == "valid":
         padding = 0
-    if padding == "same":  # stride 1: the left padding; the right side is covered by the bounds masks
+    same = isinstance(padding, str) and padding == "same"
+    if same:  # stride 1: the left padding; the right side is covered by the bounds masks
         padding = tuple(d * (k - 1) // 2 for d, k in zip(dl, kernel))
     pd, op = _tk_tuple(padding, rank), _tk_tuple(output_padding, rank)
     x = x.contiguous()
@@ -102,6 +103,7 @@ def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, tr
     else:
         c_g, cout_g = weight.shape[1], weight.shape[0] // groups
         out_sp = tuple((i + 2 * p - d * (k - 1) - 1) // s + 1 for i, s, p, d, k in zip(spatial, st, pd, dl, kernel))
+        out_sp = spatial if same else out_sp
     out = torch.empty((n, cout_g * groups) + out_sp, device=x.device, dtype=x.dtype)
     if out.numel() == 0:
         return out
