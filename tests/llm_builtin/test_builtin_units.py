@@ -66,11 +66,13 @@ def test_softmax_becomes_one_row_kernel_with_two_reductions():
     assert group.kind == "rows" and [r.kind for r in group.reductions] == ["max", "sum"]
 
 
-def test_convolution_stays_in_pytorch_and_the_chain_after_it_is_one_kernel():
+def test_convolution_is_a_library_kernel_and_the_chain_after_it_is_one_kernel():
     body = "        self.conv = nn.Conv2d(4, 8, 3)\n        self.bias = nn.Parameter(torch.randn(8, 1, 1))\n"
     planned = plan_of(source("        return torch.relu(self.conv(x) + self.bias) * 2", body=body))
     (group,) = planned.groups
     assert group.kind == "pointwise" and [m.op for m in group.members] == ["add", "relu", "mul"]
+    (conv,) = [step for step in planned.steps if not hasattr(step, "kind")]
+    assert conv.library == "_tk_conv_module"
 
 
 def test_linear_bias_and_activation_fuse_into_the_matmul_epilogue():
@@ -91,7 +93,19 @@ def test_unknown_ops_raise_no_rule_naming_them(forward, what):
 
 
 def test_model_that_is_all_pytorch_anchors_is_refused():
-    body = "        self.conv = nn.Conv2d(4, 8, 3)\n"
+    body = "        self.up = nn.Upsample(scale_factor=2)\n"
+    with pytest.raises(NoRule, match="stays in PyTorch"):
+        plan_of(source("        return self.up(x)", body=body))
+
+
+def test_a_lone_convolution_is_written_as_a_library_kernel():
+    body = "        self.conv = nn.Conv2d(4, 8, 3, padding_mode='zeros')\n"
+    planned = plan_of(source("        return self.conv(x)", body=body))
+    assert not planned.groups and [step.library for step in planned.steps] == ["_tk_conv_module"]
+
+
+def test_a_convolution_with_reflect_padding_stays_in_pytorch():
+    body = "        self.conv = nn.Conv2d(4, 8, 3, padding=1, padding_mode='reflect')\n"
     with pytest.raises(NoRule, match="stays in PyTorch"):
         plan_of(source("        return self.conv(x)", body=body))
 

@@ -26,7 +26,7 @@ def test_builtin_composes_a_correct_model_for_a_conv_relu_bias_problem(tmp_path)
     assert record["status"] == "ok" and not record["flags"], record["reason"]
     provenance = record["provenance"]
     units = {u["name"]: u for u in provenance["submodules"]}
-    assert units["s0"]["status"] == "pytorch" and "no rule" in units["s0"]["note"]  # builtin keeps convolutions
+    assert units["s0"]["status"] == "kernel"  # the convolution is builtin's implicit-GEMM template
     assert units["s1"]["status"] == "kernel" and units["s1"]["ops"] == ["relu", "add"]
     assert record["provider"] == "builtin" and record["usage"]["input_tokens"] > 0
     assert provenance["stage_usage"]["search"]["calls"] == 2 and "stopped" not in provenance
