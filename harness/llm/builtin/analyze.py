@@ -88,10 +88,35 @@ def _symbolic_trace(model: Any) -> Any:
     import torch.fx
 
     try:
-        return torch.fx.symbolic_trace(model)
+        graph = _BufferTracer().trace(model)
+        return torch.fx.GraphModule(model, graph, type(model).__name__)
     except Exception as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise NoRule(f"a forward that torch.fx cannot trace ({first_line[:160]})") from None
+
+
+def _buffer_tracer_class() -> Any:
+    import torch
+    import torch.fx
+
+    class BufferTracer(torch.fx.Tracer):
+        """fx proxies parameters but hands buffers over as tensors, so ``self.mask[:, :, :t, :t]`` with a
+        traced size ``t`` fails; here a registered buffer read in forward is a ``get_attr`` node too."""
+
+        def getattr(self, attr: str, attr_val: Any, parameter_proxy_cache: dict) -> Any:
+            if isinstance(attr_val, torch.Tensor) and not isinstance(attr_val, torch.nn.Parameter):
+                for name, buffer in self.root.named_buffers():
+                    if buffer is attr_val:
+                        if name not in parameter_proxy_cache:
+                            parameter_proxy_cache[name] = self.create_proxy("get_attr", name, (), {})
+                        return parameter_proxy_cache[name]
+            return super().getattr(attr, attr_val, parameter_proxy_cache)
+
+    return BufferTracer
+
+
+def _BufferTracer() -> Any:  # noqa: N802 (built lazily: torch is imported only when a trace is asked for)
+    return _buffer_tracer_class()()
 
 
 def _record_values(graph_module: Any, inputs: list) -> dict:

@@ -31,6 +31,10 @@ class Builder(LossRules):
         if op == "where":
             cond, a, b = (self.low.value(arg) for arg in args[:3])
             return self._finish(self.pw("where", [cond, a, b]), node)
+        if op == "masked_fill":  # x.masked_fill(mask, value) is where(mask, value, x)
+            x, mask = self.low.value(args[0]), self.low.value(kwargs.get("mask", args[1] if len(args) > 1 else None))
+            fill = self.low.value(kwargs.get("value", args[2] if len(args) > 2 else None))
+            return self._finish(self.pw("where", [mask, fill, x], shape=x.shape), node)
         try:
             bound = patterns.bind(op, args, kwargs)
         except TypeError as error:

@@ -97,7 +97,7 @@ IDENTITIES = {"clone", "detach", "contiguous", "identity_alias"}
 VIEWS = {
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t", "expand",
     "expand_as", "narrow", "select", "split", "chunk", "unbind", "cat", "concat", "concatenate", "stack",
-    "movedim", "swapaxes", "flip", "repeat", "getitem", "view_as", "reshape_as", "roll",
+    "movedim", "swapaxes", "flip", "repeat", "getitem", "view_as", "reshape_as", "roll", "unfold",
 }
 FACTORIES = {"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "tensor"}
 ANCHOR_FUNCTIONS = {
@@ -194,7 +194,7 @@ def _torch_function_names() -> dict[int, str]:
     names: dict[int, str] = {}
     everything = set(UNARY) | set(BINARY) | set(REDUCTIONS) | set(LOSSES) | set(SCANS) | set(MATMULS) | IDENTITIES \
         | VIEWS \
-        | FACTORIES | ANCHOR_FUNCTIONS | set(_ALIASES) | {"where", "einsum", "diag"}
+        | FACTORIES | ANCHOR_FUNCTIONS | set(_ALIASES) | {"where", "einsum", "diag", "masked_fill"}
     for name in everything:
         canonical = _ALIASES.get(name, name)
         for home in (torch, F, torch.special, torch.linalg):

@@ -158,7 +158,7 @@ def _qualified_name(target: Any) -> str:
     return name
 
 
-_SHAPE_METHODS = {"view", "reshape", "expand", "unflatten", "new_zeros", "new_ones", "new_empty", "repeat"}
+_SHAPE_METHODS = {"view", "reshape", "expand", "unflatten", "new_zeros", "new_ones", "new_empty", "repeat", "split"}
 
 
 def _is_shape_call(node: Any) -> bool:
@@ -209,10 +209,13 @@ def _int_attributes(model: Any) -> dict[int, str]:
     attribute they came from when exactly one attribute holds that value: sizes then follow the
     constructor arguments instead of the traced ones. Small values (dims, -1) stay literal."""
     found: dict[int, list[str]] = {}
-    for name, value in vars(model).items():
-        if isinstance(value, int) and not isinstance(value, bool) and not name.startswith("_") and abs(value) > 2:
-            found.setdefault(value, []).append(name)
-    return {value: f"self.{names[0]}" for value, names in found.items() if len(names) == 1}
+    for prefix, module in model.named_modules():  # the problem's own submodules too: ``self.attn.n_embd``
+        if prefix and type(module).__module__.startswith("torch.nn"):
+            continue  # nn.Linear's in_features and the like repeat the sizes; the problem's attributes name them
+        for name, value in vars(module).items():
+            if isinstance(value, int) and not isinstance(value, bool) and not name.startswith("_") and abs(value) > 2:
+                found.setdefault(value, []).append(f"{prefix}.{name}" if prefix else name)
+    return {value: lower.attribute_path(names[0]) for value, names in found.items() if len(names) == 1}
 
 
 def _kept_label(step: Any) -> str:
