@@ -115,7 +115,8 @@ def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, tr
     block_n = _tk_next_pow2(cout_g, 16, 64)
     block_k = _tk_next_pow2(size_k, 16, 32)
     if x.device.type == "cpu":  # Triton's interpreter pays per program and per op, not per element: big tiles
-        block_m, block_k = 256, _tk_next_pow2(size_k, 16, 128)
+        block_m = _tk_next_pow2(n * math.prod(out_sp), 16, 1024)
+        block_n, block_k = _tk_next_pow2(cout_g, 16, 128), _tk_next_pow2(size_k, 16, 256)
     m = n * math.prod(out_sp)
     grid = (triton.cdiv(m, block_m), triton.cdiv(cout_g, block_n), groups)
     wide = max(x.numel(), out.numel(), weight.numel()) >= 2**31

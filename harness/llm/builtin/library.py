@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import lib_conv, lib_norm_attention, lib_pool
+from . import lib_conv, lib_norm_attention, lib_pool, lib_sequence
 
-_FAMILIES = (lib_conv, lib_pool, lib_norm_attention)
+_FAMILIES = (lib_conv, lib_pool, lib_norm_attention, lib_sequence)
 
 COMMON = '''
 def _tk_tuple(value, rank):
@@ -38,11 +38,13 @@ def _tk_next_pow2(value, low, high):
 _FUNCTIONAL_ONLY = {"batch_norm"}
 
 
-def for_module(module: Any) -> str | None:
+def for_module(module: Any, node: Any = None) -> str | None:
     """The library function that replaces a call to ``module``, or None (it stays in PyTorch)."""
     name = type(module).__name__
     if not type(module).__module__.startswith("torch.nn"):
         return None
+    if name == "MultiheadAttention" and node is not None and not _only_first_item_used(node):
+        return None  # the attention weights are asked for: the template returns the output only
     for family in _FAMILIES:
         if name in family.MODULES and family.module_refusal(module) is None:
             return family.MODULES[name]
@@ -65,6 +67,13 @@ def for_function(op: str, target: Any, args: tuple, kwargs: dict) -> str | None:
     return None
 
 
+def _only_first_item_used(node: Any) -> bool:
+    import operator
+
+    return all(user.op == "call_function" and user.target is operator.getitem and user.args[1] == 0
+               for user in node.users)
+
+
 def _plain_attention(args: tuple, kwargs: dict) -> bool:
     mask = kwargs.get("attn_mask", args[3] if len(args) > 3 else None)
     dropout = kwargs.get("dropout_p", args[4] if len(args) > 4 else 0.0)
@@ -76,16 +85,22 @@ def source(used: set[str]) -> list[str]:
     if not used:
         return []
     parts = [COMMON]
+    used = set(used) | {need for family in _FAMILIES if _names(family) & used for need in getattr(family, "NEEDS", ())}
     for family in _FAMILIES:
-        names = set(family.FUNCTIONS.values()) | set(family.MODULES.values())
-        if names & used:
+        if _names(family) & used:
             parts.append(family.SOURCE)
     return parts
+
+
+def _names(family: Any) -> set[str]:
+    return set(family.FUNCTIONS.values()) | set(family.MODULES.values())
 
 
 def describe(used: set[str]) -> list[str]:
     labels = {"_tk_conv": "convolution (implicit GEMM)", "_tk_conv_module": "convolution (implicit GEMM)",
               "_tk_conv_transpose": "transposed convolution (implicit GEMM, gathered)",
               "_tk_pool_module": "pooling", "_tk_bn_module": "batch norm", "_tk_batch_norm": "batch norm",
-              "_tk_sdpa": "attention (online softmax)"}
+              "_tk_sdpa": "attention (online softmax)", "_tk_rnn_module": "recurrent layer (per-step gate kernel)",
+              "_tk_mha_module": "multi-head attention", "_tk_encoder_layer_module": "transformer encoder layer",
+              "_tk_encoder_module": "transformer encoder"}
     return sorted({labels.get(name, name[4:].replace("_", " ")) for name in used})

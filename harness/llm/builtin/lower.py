@@ -125,7 +125,7 @@ class _Lowering:
         if op is None:
             raise NoRule(f"nn.{type(module).__name__}")
         if op == "anchor":
-            return self._kept(node, library.for_module(module))
+            return self._kept(node, library.for_module(module, node))
         if op == "dropout" and module.p > 0 and module.training:
             return self._kept(node)
         if op in ("dropout", "identity_alias"):

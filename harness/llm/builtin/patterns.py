@@ -112,7 +112,8 @@ ANCHOR_MODULES = (
     "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "BatchNorm1d",
     "BatchNorm2d", "BatchNorm3d", "Upsample", "PixelShuffle", "PixelUnshuffle", "Embedding", "ZeroPad2d",
-    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad2d", "Flatten", "Unflatten",
+    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad2d", "Flatten", "Unflatten", "LSTM", "GRU", "RNN",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
 )
 
 _OPERATOR_NAMES = {
