@@ -82,6 +82,41 @@ def _tk_conv_kernel(x, w, bias, out, N, C_G, D, H, W, OD, OH, OW, COUT_G, KD, KH
     tl.store(o_ptr, acc.to(out.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])
 
 
+@triton.jit
+def _tk_depthwise_kernel(x, w, bias, out, total, C, MULT, D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW, PD, PH, PW,
+                         DD, DH, DW, HAS_BIAS: tl.constexpr, WIDE: tl.constexpr, BLOCK: tl.constexpr):
+    # one input channel per group (depthwise, channel multiplier MULT): a direct window sum per output
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if WIDE:
+        offs = offs.to(tl.int64)
+    mask = offs < total
+    ow = offs % OW
+    rest = offs // OW
+    oh = rest % OH
+    rest = rest // OH
+    od = rest % OD
+    rest = rest // OD
+    co = rest % (C * MULT)
+    nb = rest // (C * MULT)
+    base = x + (nb * C + co // MULT) * (D * H * W)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for kd in range(0, KD):
+        id_ = od * SD - PD + kd * DD
+        ok_d = (id_ >= 0) & (id_ < D)
+        for kh in range(0, KH):
+            ih = oh * SH - PH + kh * DH
+            ok_h = ok_d & (ih >= 0) & (ih < H)
+            for kw in range(0, KW):
+                iw = ow * SW - PW + kw * DW
+                ok = mask & ok_h & (iw >= 0) & (iw < W)
+                v = tl.load(base + (id_ * H + ih) * W + iw, mask=ok, other=0.0).to(tl.float32)
+                wv = tl.load(w + co * (KD * KH * KW) + (kd * KH + kh) * KW + kw, mask=mask, other=0.0).to(tl.float32)
+                acc += v * wv
+    if HAS_BIAS:
+        acc += tl.load(bias + co, mask=mask, other=0.0).to(tl.float32)
+    tl.store(out + offs, acc.to(out.dtype.element_ty), mask=mask)
+
+
 def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, transposed=False, output_padding=0):
     rank = x.dim() - 2
     if rank not in (1, 2, 3) or weight.dim() != rank + 2:
@@ -106,6 +141,14 @@ def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, tr
         out_sp = spatial if same else out_sp
     out = torch.empty((n, cout_g * groups) + out_sp, device=x.device, dtype=x.dtype)
     if out.numel() == 0:
+        return out
+    if c_g == 1 and not transposed:  # depthwise: a direct window sum beats a GEMM with a K of a few taps
+        total = out.numel()
+        block = 4096 if x.device.type == "cpu" else 256
+        _tk_depthwise_kernel[(triton.cdiv(total, block),)](
+            x, weight, bias if bias is not None else weight, out, total, groups, cout_g, *_tk_3d(spatial, 1),
+            *_tk_3d(out_sp, 1), *_tk_3d(kernel, 1), *_tk_3d(st, 1), *_tk_3d(pd, 0), *_tk_3d(dl, 1),
+            HAS_BIAS=bias is not None, WIDE=max(x.numel(), total) >= 2**31, BLOCK=block)
         return out
     size_k = c_g * math.prod(kernel)
     if x.dtype == torch.float32:  # full fp32 products (no TF32), as the reference computes them

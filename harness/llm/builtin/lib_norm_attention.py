@@ -14,23 +14,27 @@ blocks wholly after it.
 
 SOURCE = '''
 @triton.jit
-def _tk_bn_stats_kernel(x, mean_out, var_out, C, S, COUNT, BLOCK: tl.constexpr):
-    c = tl.program_id(0).to(tl.int64)
-    total = tl.zeros([BLOCK], dtype=tl.float32)
+def _tk_bn_stats_kernel(x, mean_out, var_out, C, S, COUNT, BLOCK_C: tl.constexpr, BLOCK: tl.constexpr):
+    cs = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)
+    c_ok = cs < C
+    channel = cs.to(tl.int64)[:, None] * S
+    total = tl.zeros([BLOCK_C, BLOCK], dtype=tl.float32)
     for start in range(0, COUNT, BLOCK):
         idx = start + tl.arange(0, BLOCK)
-        ok = idx < COUNT
-        total += tl.load(x + ((idx // S) * C + c) * S + idx % S, mask=ok, other=0.0).to(tl.float32)
-    mean = tl.sum(total, axis=0) / COUNT
-    spread = tl.zeros([BLOCK], dtype=tl.float32)
+        ok = c_ok[:, None] & (idx < COUNT)[None, :]
+        offs = (idx // S).to(tl.int64)[None, :] * C * S + channel + (idx % S)[None, :]
+        total += tl.load(x + offs, mask=ok, other=0.0).to(tl.float32)
+    mean = tl.sum(total, axis=1) / COUNT
+    spread = tl.zeros([BLOCK_C, BLOCK], dtype=tl.float32)
     for start in range(0, COUNT, BLOCK):
         idx = start + tl.arange(0, BLOCK)
-        ok = idx < COUNT
-        v = tl.load(x + ((idx // S) * C + c) * S + idx % S, mask=ok, other=0.0).to(tl.float32)
-        centred = tl.where(ok, v - mean, 0.0)
+        ok = c_ok[:, None] & (idx < COUNT)[None, :]
+        offs = (idx // S).to(tl.int64)[None, :] * C * S + channel + (idx % S)[None, :]
+        v = tl.load(x + offs, mask=ok, other=0.0).to(tl.float32)
+        centred = tl.where(ok, v - mean[:, None], 0.0)
         spread += centred * centred
-    tl.store(mean_out + c, mean)
-    tl.store(var_out + c, tl.sum(spread, axis=0) / COUNT)
+    tl.store(mean_out + cs, mean, mask=c_ok)
+    tl.store(var_out + cs, tl.sum(spread, axis=1) / COUNT, mask=c_ok)
 
 
 @triton.jit
@@ -63,7 +67,12 @@ def _tk_batch_norm(input, running_mean, running_var, weight=None, bias=None, tra
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {tuple(x.shape)}")
         mean = torch.empty(c, device=x.device, dtype=torch.float32)
         var = torch.empty(c, device=x.device, dtype=torch.float32)
-        _tk_bn_stats_kernel[(c,)](x, mean, var, c, s, count, BLOCK=1024)
+        if x.device.type == "cpu":  # the interpreter pays per program: many channels per program, long tiles
+            block_c = _tk_next_pow2(c, 1, 64)
+            block = _tk_next_pow2(count, 16, max(16, 65536 // block_c))
+        else:
+            block_c, block = 1, 1024
+        _tk_bn_stats_kernel[(triton.cdiv(c, block_c),)](x, mean, var, c, s, count, BLOCK_C=block_c, BLOCK=block)
         if training and running_mean is not None:
             with torch.no_grad():  # the running statistics, updated as nn.BatchNorm does
                 running_mean.mul_(1 - momentum).add_(mean.to(running_mean.dtype), alpha=momentum)
@@ -74,7 +83,7 @@ def _tk_batch_norm(input, running_mean, running_var, weight=None, bias=None, tra
     out = torch.empty_like(x)
     total = x.numel()
     if total:
-        block = 1024
+        block = 65536 if x.device.type == "cpu" else 1024
         _tk_bn_apply_kernel[(triton.cdiv(total, block),)](
             x, mean, var, weight if weight is not None else x, bias if bias is not None else x, out, total, c, s,
             float(eps), HAS_WEIGHT=weight is not None, HAS_BIAS=bias is not None, WIDE=total >= 2**31, BLOCK=block)
