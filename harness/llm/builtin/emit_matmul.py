@@ -145,6 +145,8 @@ def _launcher(kernel: Kernel, group: Any, tuning: Tuning, index: int, layout: st
         f"        BM, BN, BK, warps, stages, precision = {fp32[0]}, {fp32[1]}, {fp32[2]}, {fp32[3]}, {fp32[4]}, 'ieee'",
         "    else:",
         f"        BM, BN, BK, warps, stages, precision = {half[0]}, {half[1]}, {half[2]}, {half[3]}, {half[4]}, 'tf32'",
+        "    if a.device.type == 'cpu':  # Triton's interpreter pays per program and per op, not per element",
+        "        BM, BN, BK = (max(16, min(256, triton.next_power_of_2(v))) for v in (M, N, K))",
         "    numel = batch * M * N",
         "    wide = max(a.numel(), b.numel(), numel) >= 2**31",
         "    if numel == 0:",

@@ -54,7 +54,10 @@ def _tk_linear(x, weight, bias=None, act=0, residual=None):
     if out.numel():
         res = residual.reshape(m, n).contiguous() if residual is not None else out
         cpu = x.device.type == "cpu"
-        bm, bn, bk = (128, 64, 64) if cpu else (64, 64, 32)
+        if cpu:  # the interpreter pays per program and per op, not per element: big tiles
+            bm, bn, bk = _tk_next_pow2(m, 16, 256), _tk_next_pow2(n, 16, 256), _tk_next_pow2(k, 16, 256)
+        else:
+            bm, bn, bk = 64, 64, 32
         _tk_linear_kernel[(triton.cdiv(m, bm), triton.cdiv(n, bn))](
             a, w, bias if bias is not None else w, res, out, m, n, k, ACT=act, HAS_BIAS=bias is not None,
             HAS_RES=residual is not None, PRECISION="ieee" if x.dtype == torch.float32 else "tf32",
