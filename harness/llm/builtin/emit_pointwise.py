@@ -35,8 +35,9 @@ def emit_pointwise(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted
     launcher += [
         "    numel = math.prod(shape)",
         "    if numel > 0:",
-        f"        grid = (triton.cdiv(numel, {tuning.pointwise_block}),)",
-        f"        {name}[grid]({call_args(kernel, outputs, ['numel'])}, BLOCK={tuning.pointwise_block}, "
+        f"        block = 65536 if in0.device.type == 'cpu' else {tuning.pointwise_block}  # the interpreter pays per program",
+        "        grid = (triton.cdiv(numel, block),)",
+        f"        {name}[grid]({call_args(kernel, outputs, ['numel'])}, BLOCK=block, "
         f"WIDE=numel >= 2**31, num_warps={tuning.pointwise_warps})",
         f"    return {returned(outputs)}",
     ]

@@ -144,7 +144,7 @@ def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, tr
         return out
     if c_g == 1 and not transposed:  # depthwise: a direct window sum beats a GEMM with a K of a few taps
         total = out.numel()
-        block = 4096 if x.device.type == "cpu" else 256
+        block = 65536 if x.device.type == "cpu" else 256  # the interpreter pays per program and op
         _tk_depthwise_kernel[(triton.cdiv(total, block),)](
             x, weight, bias if bias is not None else weight, out, total, groups, cout_g, *_tk_3d(spatial, 1),
             *_tk_3d(out_sp, 1), *_tk_3d(kernel, 1), *_tk_3d(st, 1), *_tk_3d(pd, 0), *_tk_3d(dl, 1),
@@ -158,8 +158,8 @@ def _tk_conv(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, tr
     block_n = _tk_next_pow2(cout_g, 16, 64)
     block_k = _tk_next_pow2(size_k, 16, 32)
     if x.device.type == "cpu":  # Triton's interpreter pays per program and per op, not per element: big tiles
-        block_m = _tk_next_pow2(n * math.prod(out_sp), 16, 1024)
         block_n, block_k = _tk_next_pow2(cout_g, 16, 128), _tk_next_pow2(size_k, 16, 256)
+        block_m = _tk_next_pow2(n * math.prod(out_sp), 16, max(1024, 262144 // block_k))
     m = n * math.prod(out_sp)
     grid = (triton.cdiv(m, block_m), triton.cdiv(cout_g, block_n), groups)
     wide = max(x.numel(), out.numel(), weight.numel()) >= 2**31

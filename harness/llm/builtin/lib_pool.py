@@ -111,7 +111,7 @@ def _tk_pool(x, rank, is_max, kernel_size, stride=None, padding=0, dilation=1, c
     total = out.numel()
     if total == 0:
         return out
-    block = 4096 if x.device.type == "cpu" else 256  # the interpreter pays per program, not per element
+    block = 65536 if x.device.type == "cpu" else 256  # the interpreter pays per program, not per element
     _tk_pool_kernel[(triton.cdiv(total, block),)](
         x, out, total, *_tk_3d(spatial, 1), *_tk_3d(out_sp, 1), *_tk_3d(ks, 1), *_tk_3d(st, 1), *_tk_3d(pd, 0),
         *_tk_3d(dl, 1), float(divisor_override or 1), IS_MAX=is_max, COUNT_PAD=bool(count_include_pad),
@@ -131,7 +131,7 @@ def _tk_adaptive_avg(x, rank, output_size):
     if total == 0:
         return out
     longest = tuple(-(-i // o) + 1 for i, o in zip(spatial, out_sp))  # the longest window, plus one for rounding
-    block = 4096 if x.device.type == "cpu" else 256  # the interpreter pays per program, not per element
+    block = 65536 if x.device.type == "cpu" else 256  # the interpreter pays per program, not per element
     _tk_adaptive_avg_kernel[(triton.cdiv(total, block),)](
         x, out, total, *_tk_3d(spatial, 1), *_tk_3d(out_sp, 1), *_tk_3d(longest, 1),
         WIDE=max(x.numel(), total) >= 2**31, BLOCK=block)
