@@ -72,9 +72,23 @@ def report_files(paths: list[Path]) -> None:
               f"{verdicts.count('slower'):>6} {verdicts.count('indistinguishable'):>6} {100 * spread:>8.2f}% "
               f"{median(fixed) if fixed else float('nan'):>7.2f} {sum(r.get('elapsed_s') or 0 for r in rows):>7.0f}")
     worst = sorted((r for r in first if r.get("speedup")), key=lambda r: -abs(math.log(r["speedup"])))[:8]
-    print("worst: " + ", ".join(f"{r['problem_id']} {r['speedup']:.3f} {r.get('speedup_ci')}" for r in worst))
+    print("worst: " + ", ".join(f"{r['problem_id']} {r['speedup']:.3f} [{_ci(r.get('speedup_ci'))}]" for r in worst))
+    controlled = [r for r in first if r.get("control_ratio")]
+    if controlled:
+        biased = [r for r in controlled if any(m.startswith("process_bias") for m in r.get("remarks", []))]
+        print(f"A/A control (two eager workers): {len(controlled)} problems, median |ratio-1| "
+              f"{100 * median(abs(r['control_ratio'] - 1) for r in controlled):.2f}%, interval excludes 1 on "
+              f"{len(biased)}: " + ", ".join(f"{r['problem_id']} {r['control_ratio']:.3f} [{_ci(r['control_ratio_ci'])}]"
+                                             for r in biased[:8]))
+    print("per problem: " + "; ".join(f"{r['problem_id'].split('_')[0]} {r['speedup']:.3f} n={r.get('speedup_n')} "
+                                      f"{r.get('speed_stop')} cand {r.get('candidate_ms', 0):.3g} ms"
+                                      for r in first if r.get("speedup")))
     if len(runs) > 1:
         _compare(first, runs[1])
+
+
+def _ci(interval) -> str:
+    return "-".join(f"{v:.3f}" for v in interval) if interval else "n/a"
 
 
 def _timing_s(record: dict) -> float:
