@@ -67,6 +67,8 @@ class EvalCache:
         key = (problem.id, problem.source_sha, opts.device, opts.precision)
         if key not in self.envs:
             self.release()  # one problem's reference at a time: full-size models are large
+            if opts.device == "cpu":
+                _judge_cpu_threads()
             self.envs[key] = ReferenceEnv(problem, opts.device, opts.precision, self.secret, opts.allow_tf32)
         return self.envs[key]
 
@@ -90,6 +92,19 @@ class EvalCache:
 
             self._peaks[device] = peaks(device)
         return self._peaks[device]
+
+
+def _judge_cpu_threads() -> None:
+    """The judge's own tensor work on the CPU (comparisons, poisoning, fresh inputs) runs with the
+    workers' thread count. With PyTorch's default of one spinning thread per core beside the workers
+    and a second judge (xdist) on a 2-core machine, comparing a 1 MB output took 0.4 s instead of
+    2-17 ms, and checks, not timed calls, were most of an evaluation's wall time."""
+    import torch
+
+    from harness.device import worker_cpu_threads
+
+    if torch.get_num_threads() != worker_cpu_threads():
+        torch.set_num_threads(worker_cpu_threads())
 
 
 def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache | None = None, *,
@@ -187,9 +202,9 @@ def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: Ev
     trusted session starts for the sessions after it (judge.WorkerSession)."""
     rng = random.Random(seeds.mixed(7, cache.secret, "sample"))
     laps = Laps()
-    if timing and opts.device == "cuda":
+    if timing and (opts.device == "cuda" or "triton" not in source):
         # Started before the candidate's worker, so that all of them start up together; on the CPU
-        # only once the candidate is known to be timed (Triton kernels in the interpreter are not).
+        # only where the candidate will be timed (Triton kernels in the interpreter are not).
         cache.baselines.start(env, baseline_kinds(opts), opts)
         spares_ahead = max(spares_ahead, 1 + len(baseline_kinds(opts)))
     with WorkerSession(opts.device, opts.limits, opts.gpu_index, trusted=trusted, spares_ahead=spares_ahead) as session:
@@ -256,6 +271,7 @@ def _time_in_alternation(session, env, opts, cache, rng, trusted, verdict, laps:
     ready = cache.baselines.ready(env, baseline_kinds(opts), opts, lambda worker, kind: _check_baseline(worker, kind, env, opts, cache))
     laps.lap("baselines")
     settle_spare_workers()
+    laps.lap("settle")  # spare workers still starting: none may start beside a timing
     from harness.placement import timing_cpus
 
     alternation = run_alternating({CANDIDATE: session, **ready}, env, opts.plan, opts.tol(), rng,

@@ -54,14 +54,16 @@ READY_TIMEOUT_S = 120.0
 
 
 def spare_workers_enabled(device: str) -> bool:
-    """Whether the judge starts the next worker ahead (CRUCIBLE_SPARE_WORKER=1/0; default: on CUDA only).
+    """Whether the judge starts the next workers ahead (CRUCIBLE_SPARE_WORKER=1/0; default: on).
 
-    Off on the CPU by default: a spare importing torch beside a timed CPU candidate would slow it.
+    On the CPU too: a worker's start (importing torch and Triton) was most of an evaluation's wall
+    time there (12 small Level 1 problems with `reference`: 136 s without spares, 99 s with), and a
+    spare never starts beside a timing (the judge settles every spare before its rounds).
     """
     from harness.options import choice
 
     value = choice("CRUCIBLE_SPARE_WORKER", ("auto", "0", "1"))(os.environ.get("CRUCIBLE_SPARE_WORKER", "auto"))
-    return device == "cuda" if value == "auto" else value == "1"
+    return value != "0"
 
 
 class WorkerSession:

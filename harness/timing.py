@@ -28,7 +28,7 @@ class TimingPlan:
     stop: stats.StopRule = field(default_factory=stats.StopRule)
     memory_budget_bytes: int = 1 << 30
     max_sets: int = 32
-    check_all_below_elements: int = 1 << 22   # check every timed output when outputs are this small
+    check_all_below_elements: int = 1 << 16   # check every timed output when inputs are this small
     check_fraction: float = 0.25
     max_batch_calls: int = 16                 # calls per role and round; the judge's clocks get one sample per batch
     batch_ms: float = 10.0                    # aim for a batch of about this long (alternation.calls_per_batch)
@@ -72,9 +72,11 @@ class Alternation:
 def run_alternating(sessions: dict, env, plan: TimingPlan, tolerance: float, rng: random.Random,
                     batch_timeout_s: float, paused: set[str] = frozenset(), cpus: set[int] | None = None) -> Alternation:
     """Time the candidate (``sessions[CANDIDATE]``) and its baselines in alternation on the same
-    input sets (harness.alternation). Sessions named in ``paused`` are stopped (SIGSTOP) whenever
-    another role is timed: an untrusted worker does nothing while a baseline is timed. ``cpus``: the
-    cores every role's worker is pinned to for the rounds (harness.placement)."""
+    input sets (harness.alternation). Sessions named in ``paused`` run untrusted code: they are
+    stopped (SIGSTOP) whenever another role is timed, so they do nothing while a baseline is timed,
+    and their timed outputs are checked by the plan (all, or a secret random share); the others'
+    (the harness's own code) one secret random call a batch. ``cpus``: the cores every role's worker
+    is pinned to for the rounds (harness.placement)."""
     from harness.placement import pin
 
     roles = [CANDIDATE] + [role for role in sessions if role != CANDIDATE]
@@ -146,7 +148,8 @@ class _Batches:
             self._new_round(number, calls)
         indices = self.indices
         outcome = self.outcomes[role]
-        checked = _choose_checked(indices, self.env, self.sets, self.plan, self.rng)
+        checked = (_choose_checked(indices, self.env, self.sets, self.plan, self.rng) if role in self.paused
+                   else [self.rng.randrange(len(indices))])  # the harness's own code: one call a batch
         expected = {pos: self._expected(pos) for pos in checked}
         poison_batch(self.readback, len(indices), expected)
         session = self.sessions[role]

@@ -1,7 +1,7 @@
 """Spare workers: a worker started ahead is adopted by the next session, never shared between two
 candidates, and the verdicts are the same as with a worker started on demand.
 
-Spares are on by default only on CUDA; these tests force them on for the CPU (CRUCIBLE_SPARE_WORKER=1).
+Spares are on by default on both devices; these tests also force them on (CRUCIBLE_SPARE_WORKER=1).
 """
 
 import os
@@ -20,11 +20,11 @@ def spares_on(monkeypatch):
     drain_spare_workers()
 
 
-def test_default_is_cuda_only(monkeypatch):
+def test_default_is_on_for_both_devices_and_0_turns_it_off(monkeypatch):
     from harness.judge import spare_workers_enabled
 
     monkeypatch.delenv("CRUCIBLE_SPARE_WORKER", raising=False)
-    assert spare_workers_enabled("cuda") and not spare_workers_enabled("cpu")
+    assert spare_workers_enabled("cuda") and spare_workers_enabled("cpu")
     monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "0")
     assert not spare_workers_enabled("cuda")
     monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "maybe")
