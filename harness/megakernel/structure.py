@@ -2,7 +2,7 @@
 
 Never raises: every problem becomes a violation. Classes found here: ``malformed``,
 ``dangling_ref``, ``caps_exceeded``, ``bad_threshold``, ``sm_out_of_range``, ``not_co_resident``,
-``write_readonly``. Ids are mapped to dense indices so the later passes work on lists and ints.
+``write_readonly``, ``tile_out_of_bounds``. Ids are mapped to dense indices so the later passes work on lists and ints.
 """
 
 from __future__ import annotations
@@ -332,23 +332,32 @@ def _regions(regions, outputs: list[int], buffers: dict, tid: int, r: _Reader) -
             r.add("malformed", f"task {tid}: a region names {bid!r}, which is not one of its outputs", task=tid)
             continue
         box = region.get("box")
-        if not _box_ok(box, r.c.buf_shape[b]):
+        fit = _box_fit(box, r.c.buf_shape[b])
+        if fit == "outside":
+            r.add("tile_out_of_bounds", f"task {tid}: its tile {box!r} reaches outside buffer {bid} "
+                  f"(shape {r.c.buf_shape[b]})", task=tid, buffer=bid, box=box, shape=r.c.buf_shape[b])
+            continue
+        if fit is not None:
             r.add("malformed", f"task {tid}: region box {box!r} does not fit buffer {bid}", task=tid, buffer=bid)
             continue
         boxes[b] = box
     return boxes
 
 
-def _box_ok(box, shape: list[int]) -> bool:
+def _box_fit(box, shape: list[int]) -> str | None:
+    """None for a box inside ``shape``; "outside" for a well-formed box that is not; else "bad"."""
     if type(box) is not list or len(box) != len(shape):
-        return False
+        return "bad"
+    outside = False
     for pair, dim in zip(box, shape):
         if type(pair) is not list or len(pair) != 2:
-            return False
+            return "bad"
         lo, hi = pair
-        if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= dim:
-            return False
-    return True
+        if type(lo) is not int or type(hi) is not int or hi <= lo:
+            return "bad"
+        if lo < 0 or hi > dim:
+            outside = True
+    return "outside" if outside else None
 
 
 # --------------------------------------------------------------------------- fast path

@@ -1,0 +1,59 @@
+"""AutoMegaKernel-written schedules (tests/megakernel/fixtures/amk_samples, as AMK emits them:
+``"sm": null``, placed by AMK's loader): import, verdicts against the exact oracle, round trip."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.megakernel import oracle
+from harness.megakernel.amk_io import dumps, from_amk, normalise, to_amk
+from harness.megakernel.validator import validate
+
+SAMPLES = Path(__file__).parent / "fixtures" / "amk_samples"
+FILES = sorted(SAMPLES.glob("*.json"))
+# the oracle explores every interleaving below this many tasks and samples above it
+_SAMPLED_RUNS = 4
+
+
+def _doc(path: Path) -> dict:
+    return normalise(json.loads(path.read_text()))
+
+
+def test_the_twelve_samples_are_present():
+    assert len(FILES) == 12, f"expected the twelve AMK samples in {SAMPLES}"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name.startswith("valid")], ids=lambda p: p.stem)
+def test_every_valid_amk_lowering_is_accepted_under_any_placement(path):
+    verdict = validate(_doc(path))
+    assert verdict.ok and verdict.safety == "safe_any_placement", verdict.report()
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_import_then_export_gives_back_amks_bytes(path):
+    text = path.read_text()
+    assert dumps(to_amk(from_amk(json.loads(text)))) == text
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_each_sample_verdict_equals_the_oracles(path):
+    doc = _doc(path)
+    verdict = validate(doc)
+    truth = oracle.label(doc, runs=_SAMPLED_RUNS)
+    assert verdict.ok == truth["safe"], (verdict.report(), truth["kinds"], truth["mode"])
+    if "safe_any" in truth:
+        assert (verdict.safety == "safe_any_placement") == truth["safe_any"], (verdict.safety, truth)
+
+
+def test_samples_are_judged_under_the_loaders_placement_not_as_unassigned():
+    doc = _doc(SAMPLES / "mutant_drop_wait_0020.json")
+    verdict = validate(doc)
+    assert not verdict.ok and verdict.safety == "unsafe" and verdict.classes == ["raw"]
+    assert verdict.stats["placement"] == "amk_loader" and verdict.placed is not None
+    assert all(type(t["sm"]) is int for t in verdict.placed["tasks"])
+
+
+def test_cycle_the_loader_refuses_is_named():
+    verdict = validate(_doc(SAMPLES / "mutant_cycle_0003.json"))
+    assert verdict.classes == ["dependency_cycle"] and len(verdict.violations[0]["witness"]["cycle"]) >= 2
