@@ -1,7 +1,10 @@
 """``python -m harness schedules``: check one schedule, lower a config, or run the corpus.
 
-Exit codes: ``--check`` 0 accepted, 1 rejected; ``--corpus`` 0 when the validator has no false
-accepts and no false rejects where the oracle is exhaustive, else 1; 2 for usage errors.
+Exit codes: ``--check`` 0 accepted, 1 rejected (unsafe: the witness and a trace are printed), 2
+when the file is not a schedule at all (empty, truncated, not JSON: the parse error and its line
+and column); ``--corpus`` 0 when the validator has no false accepts and no false rejects where the
+oracle is exhaustive, else 1; ``--amk-corpus`` 0 with no false accepts and no false rejects at all,
+else 1; 2 for usage errors.
 """
 
 from __future__ import annotations
@@ -52,13 +55,15 @@ def run(args) -> int:
 def _check(args) -> int:
     from harness.megakernel import oracle
     from harness.megakernel.amk_io import normalise
-    from harness.megakernel.format import load
+    from harness.megakernel.format import parse
     from harness.megakernel.validator import validate
     from harness.megakernel.witness import witness_trace
 
-    doc = normalise(load(args.check))
+    doc = normalise(parse(args.check))
     verdict = validate(doc)
     out = verdict.to_dict()
+    if verdict.placed is not None:  # the witness refers to the schedule as the loader placed it
+        doc = verdict.placed
     if not verdict.ok and verdict.violations[0]["class"] != "internal_error":
         out["witness_trace"] = witness_trace(doc, verdict.violations[0])
     if args.oracle:

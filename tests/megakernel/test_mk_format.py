@@ -2,6 +2,7 @@
 
 import argparse
 import json
+from pathlib import Path
 
 from mk_schedules import two_tile_join
 
@@ -78,3 +79,24 @@ def test_run_file_and_summary_are_readable_without_the_writer(tmp_path):
     assert [r["problem_id"] for r in rows] == ["MK/corpus/random", "MK/summary"] and all(r["suite"] == "megakernel" for r in rows)
     written = records.write_summary(summary, tmp_path / "mk" / "summary.json")
     assert json.loads(written.read_text())["schema"] == records.SUMMARY_SCHEMA
+
+
+def test_cli_check_tells_bad_input_exit_2_from_an_unsafe_schedule_exit_1(tmp_path, capsys):
+    sample = Path(__file__).parent / "fixtures" / "amk_samples" / "mutant_drop_wait_0020.json"
+    text = sample.read_text()
+    cases = {"empty.json": ("", "empty"), "blank.json": ("  \n", "empty"),
+             "truncated.json": (text[:5000], "(truncated?)"),
+             "cut.json": ('{"tasks": [1, 2,', "Expecting value (line 1, column 17); the file ends before"),
+             "invalid.json": ('{\n  "tasks": [1, 2,,]\n}', "Expecting value (line 2, column 18); fix the file"),
+             "list.json": ("[1, 2]", "JSON object, the file holds a JSON list")}
+    for name, (body, words) in cases.items():
+        path = tmp_path / name
+        path.write_text(body)
+        assert _cli("--check", str(path)) == 2, name
+        err = capsys.readouterr().err
+        assert words in err and str(path) in err, (name, err)
+    unsafe = tmp_path / "unsafe.json"
+    unsafe.write_text(text)
+    assert _cli("--check", str(unsafe)) == 1
+    out = capsys.readouterr().out
+    assert "REJECTED" in out and "[race/raw]" in out and "witness:" in out and "it can happen right at launch" in out
