@@ -95,3 +95,15 @@ def test_a_schedule_safe_only_under_the_loader_says_so():
     verdict = validate(doc)
     assert verdict.ok and verdict.safety == "safe_amk_loader", verdict.report()
     assert verdict.stats["any_placement_classes"] == ["onchip_cross_sm"]
+
+
+def test_amk_dialect_corpus_sample_has_no_false_accepts_or_rejects_against_the_exact_oracle():
+    from harness.megakernel import amk_corpus
+
+    items = amk_corpus.build(seed=7, size=300)
+    assert len(items) == 300 and all(t["sm"] is None or type(t["sm"]) is int for i in items for t in i.doc["tasks"])
+    result = amk_corpus.score(items)
+    for view, row in result["all"].items():
+        assert row["false_accept"] == row["false_reject"] == 0, (view, result["mistakes"])
+        assert row["sampled"] == 0 and row["true_accept"] > 20 and row["true_reject"] > 20, (view, row)
+    assert {"lowering", "random", "mut/skip_append", "mut/unknown_op"} <= set(result["per_class"])
