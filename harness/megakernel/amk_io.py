@@ -35,8 +35,7 @@ def from_amk(doc: dict) -> dict:
     added_resident = "max_resident" not in target
     target.setdefault("max_resident", target.get("num_sms"))
     buffers = doc.get("buffers") or []
-    shapes = {b.get("id"): b.get("shape") for b in buffers if isinstance(b, dict)}
-    tasks = [_task_from_amk(t, shapes, carried) for t in doc.get("tasks") or []]
+    tasks = _tasks_from_amk(doc.get("tasks") or [], buffers, carried)
     imported = {"ir_version": doc.get("ir_version"), "abi_version": doc.get("abi_version", AMK_ABI_VERSION),
                 "added_max_resident": added_resident, "had_regions": "crucible_regions" in (doc.get("meta") or {})}
     return {"format": FORMAT, "meta": meta, "target": target, "buffers": buffers,
@@ -44,15 +43,23 @@ def from_amk(doc: dict) -> dict:
             "config": doc.get("config"), "ops": "amk", "queues": "amk_loader", _IMPORTED: imported}
 
 
-def _task_from_amk(task, shapes: dict, carried: dict):
-    if not isinstance(task, dict):
-        return task  # the validator names it malformed
-    out = dict(task)
-    regions = carried.get(str(task.get("id")))
-    if regions is None and task.get("op") in TILED:
-        regions = tile_regions(task, shapes)
-    if regions:
-        out["regions"] = regions
+def _tasks_from_amk(tasks: list, buffers: list, carried: dict) -> list:
+    """Each task copied, with its regions: carried ones, else those its tile params give."""
+    shapes = None
+    out = []
+    for task in tasks:
+        if type(task) is not dict:
+            out.append(task)  # the validator names it malformed
+            continue
+        copy = task.copy()
+        regions = carried.get(str(task.get("id"))) if carried else None
+        if regions is None and task.get("op") in TILED:
+            if shapes is None:
+                shapes = {b.get("id"): b.get("shape") for b in buffers if isinstance(b, dict)}
+            regions = tile_regions(task, shapes)
+        if regions:
+            copy["regions"] = regions
+        out.append(copy)
     return out
 
 
@@ -67,7 +74,10 @@ def tile_regions(task: dict, shapes: dict) -> list | None:
     shape = shapes.get(outputs[0])
     if not isinstance(shape, list) or not shape:
         return None
-    box = [[0, d] for d in shape[:-1]] + [[lo, lo + width]]
+    if len(shape) == 2:  # the common rank, without building the lists a general one needs
+        box = [[0, shape[0]], [lo, lo + width]]
+    else:
+        box = [[0, d] for d in shape[:-1]] + [[lo, lo + width]]
     row, rows = params.get("m_off"), params.get("M_tile")
     if task.get("op") == "GEMM_TILE" and len(shape) >= 2 and type(row) is int and type(rows) is int:
         box[-2] = [row, row + rows]

@@ -11,20 +11,21 @@ judged as the loader places it (``placement.placed``), and the verdict says whic
 from __future__ import annotations
 
 from harness.megakernel import placement
-from harness.megakernel.structure import compile_document, violation
+from harness.megakernel.structure import compile_document, compile_unplaced, violation
 
 SAFE_ANY = "safe_any_placement"
 SAFE_LOADER = "safe_amk_loader"
 UNSAFE = "unsafe"
 
 
-def check(doc: dict, validate_placed, verdict_type):
+def check(doc: dict, validate_placed, verdict_type, semantic):
     """The verdict on ``doc`` (``needs_placement(doc)`` holds); ``validate_placed`` judges a
-    placed document, ``verdict_type`` builds a verdict."""
-    probe = _probe(doc)
-    c, found = compile_document(probe)
+    placed document, ``semantic`` a compiled one, ``verdict_type`` builds a verdict."""
+    c = compile_unplaced(doc)  # the common case: read once, straight into the unplaced view
     if c is None:
-        return verdict_type(False, found, {"phase": "structure"}, safety=UNSAFE)
+        probe_c, found = compile_document(_probe(doc))
+        if probe_c is None:
+            return verdict_type(False, found, {"phase": "structure"}, safety=UNSAFE)
     if doc.get("ops") == "amk":
         from harness.megakernel.opcheck import op_findings
 
@@ -32,20 +33,22 @@ def check(doc: dict, validate_placed, verdict_type):
         if found:
             return verdict_type(False, found, {"phase": "ops"}, safety=UNSAFE)
     tasks = doc["tasks"]
-    order, succ = placement.topological_order(tasks)
-    if order is None:
-        cycle = placement.find_cycle(tasks, succ, 0)
-        steps = " -> ".join(str(t) for t in cycle + cycle[:1])
-        found = [violation("dependency_cycle", "deadlock", f"the dependency graph has a cycle ({steps}), "
-                           "so there is no topological order and AMK's loader refuses the program",
-                           cycle=cycle)]
-        return verdict_type(False, found, {"phase": "placement", "tasks": len(tasks)}, safety=UNSAFE)
-    anywhere = validate_placed(placement.unplaced(doc, order))
+    order = None
+    if c is None or not _listed_in_order(c):
+        order, succ = placement.topological_order(tasks)
+        if order is None:
+            return _cycle(tasks, succ, verdict_type)
+    if c is not None:
+        anywhere = semantic(c)
+    else:
+        anywhere = validate_placed(placement.unplaced(doc, order))
     if anywhere.ok:
         anywhere.stats["placement"] = "any"
         anywhere.stats["sms"] = placement.grid(doc)
         anywhere.safety = SAFE_ANY
         return anywhere
+    if order is None:
+        order, _ = placement.topological_order(tasks)
     loaded_doc = placement.placed(doc, order)
     loaded = validate_placed(loaded_doc)
     loaded.stats["placement"] = "amk_loader"
@@ -53,6 +56,31 @@ def check(doc: dict, validate_placed, verdict_type):
     loaded.safety = SAFE_LOADER if loaded.ok else UNSAFE
     loaded.placed = loaded_doc
     return loaded
+
+
+def _listed_in_order(c) -> bool:
+    """Every producer of every counter a task waits on is listed before it: then the list is a
+    topological order of the dependency graph, so the graph has no cycle."""
+    last = [-1] * len(c.counter_ids)
+    i = -1
+    for counter in c.out:
+        i += 1
+        last[counter] = i
+    i = -1
+    for waits in c.waits:
+        i += 1
+        for counter, _ in waits:
+            if last[counter] >= i:
+                return False
+    return True
+
+
+def _cycle(tasks, succ, verdict_type):
+    cycle = placement.find_cycle(tasks, succ, 0)
+    steps = " -> ".join(str(t) for t in cycle + cycle[:1])
+    found = [violation("dependency_cycle", "deadlock", f"the dependency graph has a cycle ({steps}), "
+                       "so there is no topological order and AMK's loader refuses the program", cycle=cycle)]
+    return verdict_type(False, found, {"phase": "placement", "tasks": len(tasks)}, safety=UNSAFE)
 
 
 def _probe(doc: dict) -> dict:

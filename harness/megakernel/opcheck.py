@@ -14,8 +14,15 @@ from harness.megakernel.structure import violation
 _LIMIT = 8
 
 
+# op -> (min inputs, max inputs, outputs, required params as a set, has operand rules)
+_QUICK = {op: (low, 8 if high < 0 else high, outs, frozenset(req), op in OPERAND_RULES)
+          for op, (low, high, outs, req) in OPS.items()}
+
+
 def op_findings(doc: dict) -> list[dict]:
     """``bad_op`` violations of every task of ``doc`` (at most a few kept, the rest counted)."""
+    if _all_fine(doc):
+        return []
     kinds = {b["id"]: (b["kind"], b["dtype"]) for b in doc["buffers"]}
     found: list[dict] = []
     more = 0
@@ -32,6 +39,34 @@ def op_findings(doc: dict) -> list[dict]:
     if more:
         found.append(violation("bad_op", "structural", f"... and {more} more tasks with bad ops"))
     return found
+
+
+def _all_fine(doc: dict, type=type, len=len, int=int, float=float) -> bool:
+    """The common case in one loop: True when no task breaks a rule; False at the first doubt
+    (``_problem`` then says what is wrong, more slowly)."""
+    quick, types, kv_writers = _QUICK, PARAM_TYPES, KV_WRITERS
+    kinds = None
+    for task in doc["tasks"]:
+        op = task["op"]
+        spec = quick.get(op)
+        if spec is None:
+            return False
+        ins, written, params = task["inputs"], task["outputs"], task.get("params") or {}
+        if not spec[0] <= len(ins) <= spec[1] or len(written) != spec[2] or not params.keys() >= spec[3]:
+            return False
+        for key, value in params.items():
+            kind = types.get(key)
+            if kind == "i":
+                if type(value) is not int or not INT32_MIN <= value <= INT32_MAX:
+                    return False
+            elif kind == "f" and type(value) is not float and type(value) is not int:
+                return False
+        if spec[4] or (written and op not in kv_writers):
+            if kinds is None:
+                kinds = {b["id"]: (b["kind"], b["dtype"]) for b in doc["buffers"]}
+            if _operand_problem(op, ins, written, kinds):
+                return False
+    return True
 
 
 def _problem(task: dict, kinds: dict) -> str | None:

@@ -382,7 +382,30 @@ _NO_BOXES: dict = {}  # shared and never written: boxes are only read
 _MAX_FAST_SMS = 1024  # the fast reader keeps a list per SM; a larger target is read carefully
 
 
-def _fast(doc, proven: list | None = None) -> Compiled | None:
+def compile_unplaced(doc) -> Compiled | None:
+    """``doc`` with every task on an SM of its own (``placement.unplaced``), compiled without
+    building that document; None at a doubt (the caller then builds it and reads it carefully).
+    Tasks that do name an SM must name one of the real target's; unassigned ones count as SM 0
+    for co-residency, as AMK's loader would run them there if some task is assigned."""
+    try:
+        tasks, target = doc["tasks"], doc["target"]
+        real, resident = target["num_sms"], target.get("max_resident", target["num_sms"])
+        used = set()
+        for t in tasks:
+            sm = t["sm"]
+            if sm is not None:
+                if type(sm) is not int or not 0 <= sm < real:
+                    return None
+                used.add(sm)
+        if used and len(used | {0}) > resident:
+            return None
+        n = max(len(tasks), 1)
+        return _fast({**doc, "target": {**target, "num_sms": n, "max_resident": n}}, own_sms=True)
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError, IndexError):
+        return None
+
+
+def _fast(doc, proven: list | None = None, own_sms: bool = False) -> Compiled | None:
     """The compiled document, or None (or an exception) at the first doubt. ``proven`` receives
     the compiled document once everything but the tasks has been read; its task columns then
     grow by each task that passes."""
@@ -409,7 +432,7 @@ def _fast(doc, proven: list | None = None) -> Compiled | None:
             return None
     if proven is not None:
         proven.append(c)
-    return c if _fast_tasks(tasks, c) else None
+    return c if _fast_tasks(tasks, c, own_sms) else None
 
 
 # Known names only, so that a look-up both checks a name and classifies it (a KeyError: unknown).
@@ -464,7 +487,8 @@ def _fast_counters(counters: list, c: Compiled, type=type, int=int) -> bool:
     return True
 
 
-def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=dict, str=str, len=len) -> bool:
+def _fast_tasks(tasks: list, c: Compiled, own_sms: bool = False, type=type, int=int, list=list, dict=dict,
+                str=str, len=len) -> bool:
     # One tight loop that appends each task's fields to the columns, with the queue predecessors
     # and producer counts that hb.Graph would otherwise work out again, and whether every wait is
     # met by producers listed before its task (then the document order is an execution order, and
@@ -476,7 +500,7 @@ def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=di
     c.waits, c.boxes = waits_of, boxes_of
     num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
     buffers, counters = len(shapes), len(c.counter_ids)
-    if num_sms > _MAX_FAST_SMS:
+    if num_sms > _MAX_FAST_SMS and not own_sms:
         return False
     last = [-1] * num_sms  # SM -> its last task so far
     made = [0] * counters  # producers per counter, so far
@@ -488,7 +512,7 @@ def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=di
         i += 1
         # one statement per field: a multiple assignment of more than three builds a tuple
         tid = t["id"]
-        sm = t["sm"]
+        sm = i if own_sms else t["sm"]
         oc = t["out_counter"]
         ins = t["inputs"]
         outs = t["outputs"]

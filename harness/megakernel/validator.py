@@ -73,7 +73,7 @@ def validate(doc) -> Verdict:
     placement (``loader_check.py``; the verdict's ``safety`` says which holds)."""
     if needs_placement(doc):
         try:
-            return loader_check.check(doc, validate, Verdict)
+            return loader_check.check(doc, validate, Verdict, _semantic)
         except Exception as error:  # a validator bug must still fail safe, and be visible
             return _internal(error)
     c, found = compile_document(doc)
