@@ -68,6 +68,10 @@ def _check(args) -> int:
     out = verdict.to_dict()
     if verdict.placed is not None:  # the witness refers to the schedule as the loader placed it
         doc = verdict.placed
+    elif not verdict.ok and verdict.safety is not None and verdict.stats.get("placement") == "amk_loader":
+        from harness.megakernel.loader_check import placed_document
+
+        doc = placed_document(doc) or doc
     if not verdict.ok and verdict.violations[0]["class"] != "internal_error":
         out["witness_trace"] = witness_trace(doc, verdict.violations[0])
     if args.oracle:

@@ -47,6 +47,13 @@ def check(doc: dict, validate_placed, verdict_type, semantic):
         anywhere.stats["sms"] = placement.grid(doc)
         anywhere.safety = SAFE_ANY
         return anywhere
+    if c is not None and len(tasks) <= placement.grid(doc) and all(t["sm"] is None for t in tasks):
+        # The loader then puts every task on an SM of its own (each next task finds an idle SM
+        # with nothing loaded yet), which is the view just judged: the same verdict.
+        anywhere.stats["placement"] = "amk_loader"
+        anywhere.stats["any_placement_classes"] = anywhere.classes
+        anywhere.safety = UNSAFE
+        return anywhere
     if order is None:
         order, _ = placement.topological_order(tasks)
     loaded_doc = placement.placed(doc, order)
@@ -56,6 +63,12 @@ def check(doc: dict, validate_placed, verdict_type, semantic):
     loaded.safety = SAFE_LOADER if loaded.ok else UNSAFE
     loaded.placed = loaded_doc
     return loaded
+
+
+def placed_document(doc: dict) -> dict | None:
+    """``doc`` as AMK's loader places it (None when it cannot: a cycle), for witnesses."""
+    order, _ = placement.topological_order(doc["tasks"])
+    return None if order is None else placement.placed(doc, order)
 
 
 def _listed_in_order(c) -> bool:

@@ -31,7 +31,8 @@ class Verdict:
     violations: list[dict] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
     # For schedules AMK's loader places (loader_check.py): safe_any_placement, safe_amk_loader or
-    # unsafe, and the placed document a witness refers to (None when placement was not needed).
+    # unsafe, and the placed document a witness refers to (None when it was not built:
+    # loader_check.placed_document builds it).
     safety: str | None = None
     placed: object = None
 

@@ -8,6 +8,7 @@ import pytest
 
 from harness.megakernel import oracle
 from harness.megakernel.amk_io import dumps, from_amk, normalise, to_amk
+from harness.megakernel.loader_check import placed_document
 from harness.megakernel.validator import validate
 
 SAMPLES = Path(__file__).parent / "fixtures" / "amk_samples"
@@ -50,8 +51,12 @@ def test_samples_are_judged_under_the_loaders_placement_not_as_unassigned():
     doc = _doc(SAMPLES / "mutant_drop_wait_0020.json")
     verdict = validate(doc)
     assert not verdict.ok and verdict.safety == "unsafe" and verdict.classes == ["raw"]
-    assert verdict.stats["placement"] == "amk_loader" and verdict.placed is not None
-    assert all(type(t["sm"]) is int for t in verdict.placed["tasks"])
+    assert verdict.stats["placement"] == "amk_loader"
+    placed = verdict.placed or placed_document(doc)
+    sms = [t["sm"] for t in placed["tasks"]]
+    # 45 tasks on an 82-SM grid: the loader gives every task an SM of its own
+    assert sorted(sms) == list(range(45))
+    assert validate(placed).classes == ["raw"]
 
 
 def test_cycle_the_loader_refuses_is_named():
