@@ -140,6 +140,4 @@ def unplaced(doc: dict, order: list[int]) -> dict:
 
 
 def _shell(doc: dict) -> dict:
-    out = {k: v for k, v in doc.items() if k != "queues"}
-    out["meta"] = dict(doc.get("meta") or {})
-    return out
+    return {k: v for k, v in doc.items() if k != "queues"}

@@ -390,6 +390,8 @@ def compile_unplaced(doc) -> Compiled | None:
     try:
         tasks, target = doc["tasks"], doc["target"]
         real, resident = target["num_sms"], target.get("max_resident", target["num_sms"])
+        if type(real) is not int or type(resident) is not int or real < 1 or resident < 1:
+            return None
         used = set()
         for t in tasks:
             sm = t["sm"]

@@ -107,3 +107,24 @@ def test_amk_dialect_corpus_sample_has_no_false_accepts_or_rejects_against_the_e
         assert row["false_accept"] == row["false_reject"] == 0, (view, result["mistakes"])
         assert row["sampled"] == 0 and row["true_accept"] > 20 and row["true_reject"] > 20, (view, row)
     assert {"lowering", "random", "mut/skip_append", "mut/unknown_op"} <= set(result["per_class"])
+
+
+def test_random_field_edits_of_amk_schedules_never_raise_and_agree_with_the_oracle():
+    import random
+
+    from mk_schedules import paths, replace_at
+
+    rng = random.Random(11)
+    values = [None, -1, 0, 1, 2, 99, 1.0, "1", [], {}, [1], True, "GEMV_TILE", "KV_CACHE", "SMEM"]
+    for name in ("random_0500", "valid_0288"):
+        base = normalise(json.loads((SAMPLES / f"{name}.json").read_text()))
+        sites = list(paths(base))
+        for _ in range(120):
+            doc = replace_at(base, rng.choice(sites), rng.choice(values))
+            verdict = validate(doc)
+            truth = oracle.label(doc, max_states=3000, runs=2)
+            structural = verdict.stats.get("phase") in ("structure", "ops", "placement")
+            assert "internal_error" not in verdict.classes and structural == (truth["mode"] == "structural"), \
+                (verdict.report(), truth)
+            if not structural and truth["mode"] == "exhaustive":
+                assert verdict.ok == truth["safe"], (verdict.report(), truth)
