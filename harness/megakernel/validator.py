@@ -72,13 +72,12 @@ def validate(doc) -> Verdict:
     """The verdict on one schedule document (a parsed JSON value of any shape). A schedule with
     unassigned SMs (or AMK's queue order) is judged as AMK's loader places it and under every
     placement (``loader_check.py``; the verdict's ``safety`` says which holds)."""
-    if needs_placement(doc):
-        try:
-            return loader_check.check(doc, validate, Verdict, _semantic)
-        except Exception as error:  # a validator bug must still fail safe, and be visible
-            return _internal(error)
+    if type(doc) is dict and doc.get("queues") == "amk_loader":
+        return _placed_by_loader(doc)
     c, found = compile_document(doc)
-    if c is None:
+    if c is None:  # (a null SM reads as malformed here: only then is it worth looking for one)
+        if needs_placement(doc):
+            return _placed_by_loader(doc)
         return Verdict(False, found, {"phase": "structure"})
     if doc.get("ops") == "amk":
         found = op_findings(doc)
@@ -86,6 +85,13 @@ def validate(doc) -> Verdict:
             return Verdict(False, found, {"phase": "ops"})
     try:
         return _semantic(c)
+    except Exception as error:  # a validator bug must still fail safe, and be visible
+        return _internal(error)
+
+
+def _placed_by_loader(doc: dict) -> Verdict:
+    try:
+        return loader_check.check(doc, validate, Verdict, _semantic)
     except Exception as error:  # a validator bug must still fail safe, and be visible
         return _internal(error)
 
