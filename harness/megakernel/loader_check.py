@@ -89,7 +89,7 @@ def _listed_in_order(c) -> bool:
 
 
 def _cycle(tasks, succ, verdict_type):
-    cycle = placement.find_cycle(tasks, succ, 0)
+    cycle = placement.find_cycle(tasks, succ)
     steps = " -> ".join(str(t) for t in cycle + cycle[:1])
     found = [violation("dependency_cycle", "deadlock", f"the dependency graph has a cycle ({steps}), "
                        "so there is no topological order and AMK's loader refuses the program", cycle=cycle)]

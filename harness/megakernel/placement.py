@@ -71,7 +71,7 @@ def topological_order(tasks: list[dict]) -> tuple[list[int] | None, list[list[in
     return (order if len(order) == len(tasks) else None), ordered_succ
 
 
-def find_cycle(tasks: list[dict], succ: list[list[int]], order_len: int) -> list[int]:
+def find_cycle(tasks: list[dict], succ: list[list[int]]) -> list[int]:
     """Task ids along one dependency cycle (iterative search over the tasks Kahn left)."""
     state = [0] * len(tasks)  # 0 new, 1 on the path, 2 done
     for start in range(len(tasks)):
