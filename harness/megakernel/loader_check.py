@@ -4,8 +4,9 @@ Steps: the document as written must keep the launch contract (an unassigned SM c
 for that check) and, in AMK's dialect, the per-opcode rules; the dependency graph must have a
 topological order (the loader refuses a cycle: ``dependency_cycle``). Then it is judged with
 every task on an SM of its own (``placement.unplaced``): safe there means safe under every
-placement whose queues follow a topological order, AMK's loader's included. Otherwise it is
-judged as the loader places it (``placement.placed``), and the verdict says which holds.
+placement whose queues follow a topological order, AMK's loader's included, unless two tasks
+share on-chip memory (then where they run decides what they see). Otherwise it is judged as the
+loader places it (``placement.placed``), and the verdict says which holds.
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ def check(doc: dict, validate_placed, verdict_type, semantic):
         anywhere = semantic(c)
     else:
         anywhere = validate_placed(placement.unplaced(doc, order))
-    if anywhere.ok:
+    shared = anywhere.ok and _onchip_shared(c if c is not None else compile_document(_probe(doc))[0])
+    if anywhere.ok and not shared:
         anywhere.stats["placement"] = "any"
         anywhere.stats["sms"] = placement.grid(doc)
         anywhere.safety = SAFE_ANY
         return anywhere
-    if c is not None and len(tasks) <= placement.grid(doc) and all(t["sm"] is None for t in tasks):
+    if not anywhere.ok and c is not None and len(tasks) <= placement.grid(doc) and all(t["sm"] is None for t in tasks):
         # The loader then puts every task on an SM of its own (each next task finds an idle SM
         # with nothing loaded yet), which is the view just judged: the same verdict.
         anywhere.stats["placement"] = "amk_loader"
@@ -59,7 +61,7 @@ def check(doc: dict, validate_placed, verdict_type, semantic):
     loaded_doc = placement.placed(doc, order)
     loaded = validate_placed(loaded_doc)
     loaded.stats["placement"] = "amk_loader"
-    loaded.stats["any_placement_classes"] = anywhere.classes
+    loaded.stats["any_placement_classes"] = ["onchip_placement"] if shared else anywhere.classes
     loaded.safety = SAFE_LOADER if loaded.ok else UNSAFE
     loaded.placed = loaded_doc
     return loaded
@@ -69,6 +71,20 @@ def placed_document(doc: dict) -> dict | None:
     """``doc`` as AMK's loader places it (None when it cannot: a cycle), for witnesses."""
     order, _ = placement.topological_order(doc["tasks"])
     return None if order is None else placement.placed(doc, order)
+
+
+def _onchip_shared(c) -> bool:
+    """On-chip memory (SMEM, registers) that two tasks touch, directly or through a shared page:
+    whether they see each other's data, or clobber it, depends on where they run, so such a
+    schedule is safe under some placements at most (with a grid of two SMs or more)."""
+    if not any(c.buf_onchip):
+        return False
+    users: dict[int, set[int]] = {}
+    for i, (ins, outs) in enumerate(zip(c.inputs, c.outputs)):
+        for b in (*ins, *outs):
+            if c.buf_onchip[b]:
+                users.setdefault(c.page_of.get(b, ("buffer", b)), set()).add(i)
+    return any(len(tasks) > 1 for tasks in users.values())
 
 
 def _listed_in_order(c) -> bool:

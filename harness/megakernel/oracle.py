@@ -68,9 +68,22 @@ def _label_placed(doc, max_states, runs, seed, any_placement) -> dict:
     result = label(placement.placed(doc, order), max_states, runs, seed)
     if any_placement:
         anywhere = label(placement.unplaced(doc, order), max_states, runs, seed)
-        result["safe_any"] = anywhere["safe"]
+        result["safe_any"] = anywhere["safe"] and not _onchip_touched_twice(doc)
         result["mode_any"] = anywhere["mode"]
     return result
+
+
+def _onchip_touched_twice(doc) -> bool:
+    """Two tasks touching one piece of on-chip memory (a buffer, or a page of buffers): some
+    placement puts them on different SMs or interleaves them on one, so not every placement is safe."""
+    onchip = {b["id"] for b in doc["buffers"] if b.get("space", "HBM") in fmt.ON_CHIP_SPACES}
+    page = {int(k): v for k, v in ((doc.get("pages") or {}).get("buffer_to_page") or {}).items()}
+    touched: dict = {}
+    for task in doc["tasks"]:
+        for bid in set(task["inputs"]) | set(task["outputs"]):
+            if bid in onchip:
+                touched.setdefault(("page", page[bid]) if bid in page else ("buffer", bid), set()).add(task["id"])
+    return any(len(ids) > 1 for ids in touched.values())
 
 
 def replay(doc, trace: list[int]) -> list[dict]:

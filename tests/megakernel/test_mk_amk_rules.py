@@ -128,3 +128,20 @@ def test_random_field_edits_of_amk_schedules_never_raise_and_agree_with_the_orac
                 (verdict.report(), truth)
             if not structural and truth["mode"] == "exhaustive":
                 assert verdict.ok == truth["safe"], (verdict.report(), truth)
+
+
+def test_on_chip_memory_two_tasks_touch_is_never_safe_under_every_placement():
+    buf = {"dtype": "F32", "shape": [1, 4], "source": None}
+    amk = {"ir_version": "0.2.0", "abi_version": "0.2", "meta": {}, "target": {"name": "toy", "num_sms": 4},
+           "buffers": [{**buf, "id": 0, "name": "x", "kind": "IO_INPUT", "space": "HBM"},
+                       {**buf, "id": 1, "name": "s", "kind": "ACTIVATION", "space": "SMEM"}],
+           "counters": [{"id": 0, "init": 0, "note": ""}, {"id": 1, "init": 0, "note": ""}],
+           "tasks": [{"id": i, "op": "COPY", "inputs": [0], "outputs": [1], "out_counter": i, "waits": [],
+                      "params": {}, "sm": None, "est_bytes": 0, "est_flops": 0, "label": ""} for i in (0, 1)],
+           "pages": None, "config": None}
+    doc = normalise(amk)
+    verdict = validate(doc)  # two writers of per-SM copies: safe where the loader puts them
+    assert verdict.ok and verdict.safety == "safe_amk_loader", verdict.report()
+    assert verdict.stats["any_placement_classes"] == ["onchip_placement"]
+    truth = oracle.label(doc)
+    assert truth["safe"] and not truth["safe_any"]
