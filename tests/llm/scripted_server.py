@@ -52,7 +52,7 @@ class ScriptedServer:
         self.queue: deque[Scripted] = deque()
         self.requests: list[dict] = []
         self.headers: list[dict] = []
-        self.models = list(models)
+        self.models: list = list(models)  # names, or /models entries (dicts: id, root, ...)
         self.responder: Callable[[dict], Any] | None = None
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -109,7 +109,8 @@ def _handler(server: ScriptedServer):
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                data = [{"id": name, "object": "model", "created": 0, "owned_by": "test"} for name in server.models]
+                data = [{"object": "model", "created": 0, "owned_by": "test",
+                         **(entry if isinstance(entry, dict) else {"id": entry})} for entry in server.models]
                 self._send(Scripted(body={"object": "list", "data": data}))
             else:
                 self._send(error(404, f"no route {self.path}"))
