@@ -57,7 +57,7 @@ def pytest_runtest_call(item):
     try:
         return (yield)
     except EndpointUnusable as error:
-        pytest.exit(f"crucible: {error}", returncode=3)
+        pytest.exit(f"crucible: {error}", returncode=pytest.ExitCode.INTERRUPTED)  # keeps the summaries
 
 
 @pytest.fixture(scope="session")

@@ -77,6 +77,9 @@ class Direct:
         facts = session.endpoint_facts()
         provenance = {"generator": self.name, "sample": index, "k": self.samples, "stopped": f"llm error: {error}",
                       "endpoint_error": str(error), "endpoint_fatal": facts.get("endpoint_fatal", False)}
+        retries = getattr(error, "retries", None)
+        if retries is not None and retries.statuses:
+            provenance["retries"] = retries.to_dict()
         return Candidate(source="", label=f"sample {index + 1}/{self.samples} (endpoint failed)",
                          provenance=provenance, provider=session.provider_name, model=session.model)
 

@@ -143,7 +143,7 @@ class OpenAIProvider:
             if requested not in self._unpriced:
                 self._unpriced.add(requested)
                 self._log(f"crucible: no price for model {requested!r} in price table {self.prices.version}; "
-                          "its cost is recorded as $0 (add it through CRUCIBLE_PRICES)")
+                          "its cost is recorded as $0 (give it with --llm-price INPUT,OUTPUT or a CRUCIBLE_PRICES file)")
             cost = 0.0
         return Usage(**{**usage.to_dict(), "cost_usd": cost})
 
