@@ -53,6 +53,8 @@ class Reservations:
         with self._changed:
             while True:
                 self._check_spent()
+                if estimate is None:  # a reply may have come back since: now the size can be estimated
+                    estimate = self._estimate(messages, config, cost_limited)
                 if self.unknown_in_flight == 0:
                     if estimate is None and self.in_flight == 0:
                         self.unknown_in_flight += 1
