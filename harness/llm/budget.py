@@ -65,8 +65,7 @@ class Reservations:
                             self.reserved = self.reserved + estimate
                             break
                         if self.in_flight == 0:
-                            raise BudgetExceeded(f"{reason} if the next call (about {estimate.total_tokens} tokens, "
-                                                 f"${estimate.cost_usd:.4g}) were sent; it was not")
+                            raise BudgetExceeded(_not_sent(reason, estimate))
                 self._changed.wait()
             self.in_flight += 1
         return estimate
@@ -110,6 +109,11 @@ class Reservations:
             return price.cost(usage)
         paid = self.session.usage + self.session.run_spent
         return paid.cost_usd / paid.total_tokens * usage.total_tokens if paid.total_tokens else None
+
+
+def _not_sent(reason: str, estimate: Usage) -> str:
+    size = f"about {estimate.total_tokens} tokens" + (f", ${estimate.cost_usd:.2g}" if estimate.cost_usd else "")
+    return f"{reason.replace(' spent:', ' would be passed:', 1)} if the next call ({size}) were sent; it was not"
 
 
 def _minus(a: Usage, b: Usage) -> Usage:

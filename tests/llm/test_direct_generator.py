@@ -82,7 +82,7 @@ def test_max_tokens_stops_sampling_cleanly(server, make_provider):
         problem(), context(make_provider(), Budget(max_tokens=250)))
     # After one reply (150 tokens) the next call's expected size no longer fits, so it is not sent.
     assert len(candidates) == 1 and len(server.requests) == 1
-    assert candidates[0].provenance["stopped"].startswith("token budget spent: ")
+    assert candidates[0].provenance["stopped"].startswith("token budget would be passed: ")
     assert "if the next call" in candidates[0].provenance["stopped"]
 
 
