@@ -77,7 +77,7 @@ class Reservations:
                 self.unknown_in_flight -= 1
             else:
                 self.reserved = _minus(self.reserved, estimate)
-            replies = [int(step["usage"].get("output_tokens") or 0) for step in self.session.transcript]
+            replies = [int((step.get("usage") or {}).get("output_tokens") or 0) for step in self.session.transcript]
             self.longest_reply = max([self.longest_reply, *replies])
             self._changed.notify_all()
 
