@@ -186,6 +186,8 @@ class OpenAIProvider:
     def _lookup_identity(self, model: str) -> dict | None:
         try:
             entries = [entry for entry in self._models() if entry.get("id") == model]
+        except self._openai.APIConnectionError:
+            return None  # the chat request will say the endpoint is unreachable
         except self._openai.OpenAIError as error:
             self._log(f"crucible: response cache off for {model!r}: {self.base_url}/models could not be listed "
                       f"({_short(str(error), 120)}), so a cached reply could come from other weights")

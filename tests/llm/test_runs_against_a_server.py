@@ -26,6 +26,7 @@ from tests.llm.scripted_server import completion, error
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "tests" / "fixtures" / "problems_root"
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.slow  # whole runs in their own processes, with the real judge
 
 
 def task_code(request: dict) -> str:
