@@ -21,10 +21,10 @@ from typing import Callable
 from harness import registry
 from harness.candidate import Budget, Candidate, GenerationContext
 from harness.errors import UserError
-from harness.llm.base import EndpointUnusable
 from harness.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
 from harness.gpu_lock import exclusive_gpu
 from harness.judge import settle_spare_workers
+from harness.llm.base import EndpointUnusable
 from harness.problem import Problem
 from harness.results import RunWriter, new_run_id, resume_conflicts, run_file_name, run_segments
 from harness.usage import Usage

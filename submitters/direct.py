@@ -47,7 +47,8 @@ class Direct:
         return self._candidates(session, outcomes)
 
     def _sample(self, session: LLMSession, messages: list[dict], index: int) -> tuple[int, Reply | None, dict | str]:
-        """(index, reply, transcript step) or (index, None, why no reply was asked for or came back)."""
+        """(index, reply, transcript step), or (index, None, the budget's reason) when it was not
+        sent, or (index, None, the LLMError) when the endpoint failed it."""
         config = self.llm.config(seed=self.llm.seed + index)
         try:
             reply, step = session.ask("generator", messages, config, kind="sample", sample=index)

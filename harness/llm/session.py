@@ -3,8 +3,9 @@
 ``LLMSession`` meters every call for one problem: usage adds up, each step lands in the
 transcript (for the leaderboard's drill-down), and before each call the per-problem budget
 (``ctx.budget``) and, where the harness provides them, the run's budget and spending so far
-(``ctx.run_usage``) are checked with the call's expected size reserved (``budget.py``). A spent
-budget raises ``BudgetExceeded``, which generators turn into a clean stop with a verdict.
+(``ctx.run_budget``, ``ctx.run_usage``) are checked with the call's expected size reserved
+(``budget.py``). A spent budget raises ``BudgetExceeded``, which generators turn into a clean
+stop with a verdict.
 Endpoint failures and retries are kept too (``endpoint_facts``), for the record.
 """
 

@@ -123,19 +123,25 @@ def test_a_missing_model_stops_the_run_before_any_problem(server, tmp_path):
 
 
 def test_a_server_that_goes_away_stops_the_run_in_seconds(server, tmp_path):
-    def answer_then_die(request):
-        threading.Timer(0.2, server.stop).start()
-        return billed_like_a_server(request, correct_answer(request))
+    died = []
+
+    def die():
+        server.stop()
+        died.append(time.time())
+
+    def answer_then_die(request):  # a reply without code: judged at once, so the clock below is the run's
+        threading.Timer(0.2, die).start()
+        return billed_like_a_server(request, "I cannot write this one.")
 
     server.responder = answer_then_die
     done = run_cli(server.base_url, tmp_path / "runs", "direct")
     stopped = time.time()
     assert done.returncode == 2 and "cannot reach" in done.stderr and "is the server running" in done.stderr
-    assert stopped - server.arrived[0] < 30
+    assert stopped - died[0] < 30
     found = records(tmp_path / "runs")
-    assert [r["status"] for r in found] == ["ok", "endpoint_error"]
-    assert found[1]["provenance"]["retries"]["statuses"][0] == "unreachable"
-    report("direct, server gone after the 1st reply", server, found, f"run stopped {stopped - server.arrived[0]:.1f} s later")
+    assert [r["status"] for r in found] == ["rejected", "endpoint_error"]
+    assert set(found[1]["provenance"]["retries"]["statuses"]) == {"unreachable"}
+    report("direct, server gone after the 1st reply", server, found, f"run stopped {stopped - died[0]:.1f} s later")
 
 
 def test_a_dead_port_stops_the_run_in_seconds(tmp_path):
