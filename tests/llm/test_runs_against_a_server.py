@@ -14,14 +14,13 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from harness.llm import tokens
-from tests.llm.scripted_server import completion, error
+from tests.llm.scripted_server import Scripted, completion, error
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "tests" / "fixtures" / "problems_root"
@@ -130,8 +129,8 @@ def test_a_server_that_goes_away_stops_the_run_in_seconds(server, tmp_path):
         died.append(time.time())
 
     def answer_then_die(request):  # a reply without code: judged at once, so the clock below is the run's
-        threading.Timer(0.2, die).start()
-        return billed_like_a_server(request, "I cannot write this one.")
+        die()  # no new connections from here on, and this one is closed after the reply
+        return Scripted(body=billed_like_a_server(request, "I cannot write this one."), headers={"connection": "close"})
 
     server.responder = answer_then_die
     done = run_cli(server.base_url, tmp_path / "runs", "direct")
