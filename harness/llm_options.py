@@ -4,6 +4,29 @@ from __future__ import annotations
 
 from harness.options import positive_float, positive_int
 
+
+def whole_number(name: str):
+    """A parser for counts where 0 means "none" (``--max-optimisation-passes 0``)."""
+    from harness.errors import UserError
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise UserError(f"{name} {text!r} is not a whole number") from None
+        if value < 0:
+            raise UserError(f"{name} {text!r} must be 0 or more")
+        return value
+
+    return parse
+
+
+def price(text: str):
+    from harness.llm.pricing import parse_price
+
+    parse_price(text)  # refuse a malformed price when the options are read, not at the first call
+    return text
+
 # (flag, destination, parser, default, help)
 LLM_OPTIONS = (
     ("--provider", "provider", str, None, "LLM provider: openai, replay or builtin (default: openai if OPENAI_BASE_URL "
@@ -17,8 +40,10 @@ LLM_OPTIONS = (
     ("--llm-record", "record", "flag", False, "replay provider: call the real endpoint and record the cassette"),
     ("--max-functional-passes", "max_functional_passes", positive_int("--max-functional-passes"), None,
      "kforge: repair passes until correct (default: generator's)"),
-    ("--max-optimisation-passes", "max_optimisation_passes", positive_int("--max-optimisation-passes"), None,
-     "kforge: profile-guided optimisation passes (default: generator's)"),
+    ("--max-optimisation-passes", "max_optimisation_passes", whole_number("--max-optimisation-passes"), None,
+     "kforge: profile-guided optimisation passes; 0 stops at the first correct kernel (default: generator's)"),
+    ("--llm-price", "llm_price", price, None, "the model's price as INPUT,OUTPUT[,CACHED_INPUT] dollars per million "
+                                             "tokens, for a model the price table lacks (needed with --max-cost)"),
     ("--parallel", "parallel", positive_int("--parallel"), None, "direct: samples requested at once (default: 1)"),
     ("--max-cost", "max_cost", positive_float("--max-cost"), None, "stop generating for a problem past this many dollars"),
     ("--max-tokens", "max_tokens", positive_int("--max-tokens"), None, "stop generating for a problem past this many tokens"),
@@ -26,7 +51,7 @@ LLM_OPTIONS = (
     ("--run-max-tokens", "run_max_tokens", positive_int("--run-max-tokens"), None, "stop generating in the run past this many tokens"),
 )
 _GENERATOR_KWARGS = ("provider", "llm_model", "llm_base_url", "samples", "temperature", "backend", "cassette",
-                     "record", "max_functional_passes", "max_optimisation_passes", "parallel")
+                     "record", "max_functional_passes", "max_optimisation_passes", "parallel", "llm_price")
 
 
 def add_llm_arguments(parser, prefix: str = "") -> None:
@@ -42,7 +67,8 @@ def add_llm_arguments(parser, prefix: str = "") -> None:
 
 
 def generator_options_from_args(args) -> dict:
-    return {name: getattr(args, name) for name in _GENERATOR_KWARGS if getattr(args, name, None) not in (None, False)}
+    values = {name: getattr(args, name, None) for name in _GENERATOR_KWARGS}
+    return {name: value for name, value in values.items() if value is not None and value is not False}
 
 
 def budgets_from_args(args):

@@ -28,6 +28,8 @@ BASELINES = ("eager", "compile", "best")
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd")
 # Statuses whose candidate never got as far as a built module.
 NOT_COMPILED = frozenset({"compile_error", "rejected"})
+# The status of an attempt the LLM endpoint failed (harness.runner): never the model's outcome.
+ENDPOINT_ERROR = "endpoint_error"
 
 
 def number(value) -> float | None:
@@ -183,6 +185,8 @@ def problem_outcomes(records: Iterable[dict], baseline: str = "eager") -> list[P
     for record in records:
         if is_excluded(record):
             continue  # the suite's manifest says this problem cannot be judged fairly (EXCLUDED.md)
+        if record.get("status") == ENDPOINT_ERROR:
+            continue  # the LLM endpoint failed, not the model: no measurement of the model
         problem_id = str(record.get("problem_id"))
         outcome = outcomes.setdefault(problem_id, ProblemOutcome(problem_id))
         _absorb(outcome, record, baseline)

@@ -48,6 +48,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """An endpoint that cannot serve the run (key refused, model missing, server unreachable) ends
+    the session with the fix, rather than failing every remaining problem the same way."""
+    from harness.llm.base import EndpointUnusable
+
+    try:
+        return (yield)
+    except EndpointUnusable as error:
+        pytest.exit(f"crucible: {error}", returncode=pytest.ExitCode.INTERRUPTED)  # keeps the summaries
+
+
 @pytest.fixture(scope="session")
 def crucible_runner(request):
     """The session's Runner: generator, evaluation options, run file."""

@@ -12,6 +12,21 @@ from harness.errors import UserError
 from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, choice, positive_float, positive_int
 from harness.options import typed as _typed
 
+class CrucibleNotice(UserWarning):
+    """A message of the run for the user (no endpoint, retries, an unpriced model): pytest captures
+    printed lines, so these go to its warnings summary instead."""
+
+
+def notice(line: str) -> None:
+    import sys
+    import warnings
+
+    try:
+        warnings.warn(CrucibleNotice(line), stacklevel=2)
+    except Warning:  # -W error: say it anyway, without turning a message into a test failure
+        sys.__stderr__.write(line + "\n")
+
+
 RUN_ID = pytest.StashKey[str]()
 RUN_FILE = pytest.StashKey[Path]()
 
@@ -111,7 +126,7 @@ def make_runner(config):
         namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
         budget, run_budget = budgets_from_args(namespace)
         runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
-                        run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget,
+                        run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget, log=notice,
                         extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
     except UserError as error:
         pytest.exit(f"crucible: {error}", returncode=4)

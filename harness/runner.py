@@ -1,7 +1,12 @@
 """Running a generator over problems: generate candidates, judge each, append records to the run file.
 
-Shared by ``python -m harness run`` and the pytest plugin. A generator that fails (a bug, an LLM
-endpoint that is down) becomes a ``rejected`` record with the reason, and the run goes on.
+Shared by ``python -m harness run`` and the pytest plugin. A generator that fails (a bug) becomes
+a ``rejected`` record with the reason, and the run goes on. A candidate the LLM endpoint failed
+(retries spent, a refused request) is recorded with status ``endpoint_error`` (the judge's verdict,
+if any, in ``judged_status``): the model never got to finish, so metrics leave it out, and
+``--resume`` runs the problem again. An endpoint that cannot serve the run at all (key refused,
+model missing, server unreachable, quota spent) stops the run after that problem's records are
+written, with ``EndpointUnusable`` saying what to fix.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from harness.errors import UserError
 from harness.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
 from harness.gpu_lock import exclusive_gpu
 from harness.judge import settle_spare_workers
+from harness.llm.base import EndpointUnusable
 from harness.problem import Problem
-from harness.results import RunWriter, completed_keys, new_run_id, resume_conflicts, run_file_name, run_segments
+from harness.results import RunWriter, new_run_id, resume_conflicts, run_file_name, run_segments
 from harness.usage import Usage
 
 # How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
@@ -60,7 +66,8 @@ class Runner:
         header = self._header(suite, generator_options, extra_config)
         if resume:
             _check_resumable(self.path, header)
-        self.done = completed_keys(self.path) if resume else set()
+        self.done = _completed(self.path) if resume else set()
+        self.stopped: str | None = None  # why the endpoint cannot serve this run; no problem runs after it
         self.writer = RunWriter(self.path, header=header)
 
     def _header(self, suite: str, generator_options: dict | None, extra: dict | None) -> dict:
@@ -78,7 +85,10 @@ class Runner:
         return any(key[0] == problem.id and key[1] == self.generator_name for key in self.done)
 
     def run_problem(self, problem: Problem) -> list[dict]:
-        """Generate and judge; every record is on disk before this returns."""
+        """Generate and judge; every record is on disk before this returns (also when it raises
+        EndpointUnusable to stop the run)."""
+        if self.stopped:
+            raise EndpointUnusable(self.stopped)
         # Everything that touches the GPU happens under its lock when timing: another worker's
         # correctness calls on the same GPU would disturb a timing as much as its timings would.
         locked = self.opts.device == "cuda" and self.opts.timing
@@ -89,7 +99,16 @@ class Runner:
             self.cache.release()
             # a spare worker still starting (CUDA context) would disturb the next holder's timing
             settle_spare_workers()
+        self._stop_if_unusable(candidates)
         return records
+
+    def _stop_if_unusable(self, candidates: list[Candidate]) -> None:
+        fatal = next((c.provenance.get("endpoint_error") for c in candidates if c.provenance.get("endpoint_fatal")), None)
+        if fatal:
+            self.stopped = (f"{fatal}. The run stopped here; what it measured is in {self.path} "
+                            "(rerun with --resume once this is fixed)")
+            self.log(f"crucible: {self.stopped}")
+            raise EndpointUnusable(self.stopped)
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
         stopped = self.run_budget.exceeded_by(self.spent)
@@ -100,6 +119,10 @@ class Runner:
                                 run_usage=self.spent)
         try:
             candidates = list(self.generator.generate(problem, ctx))
+        except UserError as error:  # the user must fix something first (an unusable endpoint, a missing price)
+            self.stopped = str(error)
+            self.log(f"crucible: {error}")
+            raise
         except Exception as error:  # noqa: BLE001 - a failing generator must not end the run
             reason = f"generation_failed: {type(error).__name__}: {error}"
             self.log(f"{problem.id}: {reason}")
@@ -133,6 +156,9 @@ class Runner:
             self.cache.release()
             record = judge_failure_record(problem, candidate.source, self.opts, identity, error)
             self.log(f"{problem.id}: {record['reason']}")
+        if candidate.provenance.get("endpoint_error"):
+            record.update(judged_status=record.get("status"), status="endpoint_error",
+                          endpoint_error=candidate.provenance["endpoint_error"])
         self.spent = self.spent + candidate.usage
         record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
                       transcript=candidate.transcript, provenance=candidate.provenance,
@@ -149,6 +175,16 @@ def _with(opts: EvalOptions, **changes) -> EvalOptions:
     from dataclasses import replace
 
     return replace(opts, **changes)
+
+
+def _completed(path: Path) -> set[tuple]:
+    """Keys already recorded, less those the endpoint failed: a resumed run asks for them again."""
+    from harness.results import read_lines
+
+    if not path.exists():
+        return set()
+    return {(r.get("problem_id"), r.get("generator"), r.get("attempt", 0)) for r in read_lines(path)
+            if r.get("type") == "record" and r.get("status") != "endpoint_error"}
 
 
 def _resume_target(runs_dir: str | Path, suite: str, generator: str) -> Path | None:
