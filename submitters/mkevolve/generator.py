@@ -221,6 +221,7 @@ class Run:
                 history=[self._describe(decomposition, u) for u in evolution.replaced],
                 merges=evolution.merges, composition=self.composition, kernels=len(kernels),
                 merge_policy="measured time" if self.measured else "byte heuristic (speed not measured)")
+        provenance.update(self.session.endpoint_facts())  # retries, and an endpoint failure that ended it
         provenance.update(extra)
         count = provenance.get("kernels", 0)
         label = f"mkevolve composition ({count} kernel{'s' if count != 1 else ''})" if source else "mkevolve: none"

@@ -116,3 +116,13 @@ def test_a_provider_made_from_the_registry_takes_a_price(server):
                       log=lambda line: None)
     server.push(completion("hi", prompt_tokens=1_000_000, completion_tokens=1_000_000))
     assert provider.chat(HELLO, ChatConfig()).usage.cost_usd == pytest.approx(3.0)
+
+
+def test_mkevolve_records_the_endpoint_failure_that_ended_it(server, make_provider):
+    from harness.evaluate import EvalOptions
+
+    server.responder = lambda request: error(401, "bad key")
+    ctx = context(make_provider())
+    ctx.options = EvalOptions(device="cpu", timing=False)
+    [failed] = create("generator", "mkevolve").generate(problem(), ctx)
+    assert "HTTP 401" in failed.provenance["endpoint_error"] and failed.provenance["endpoint_fatal"] is True
