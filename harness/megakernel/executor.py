@@ -93,23 +93,31 @@ class Megakernel:
                 raise ExecutorError(f"buffer {bid}: no weight {source!r} of shape {shape} was given")
             start = layout.offset[bid]
             self.f32[start:start + tensor.numel()].copy_(tensor.reshape(-1))
-        for bid, key, size in layout.caches:
+        for bid, key, shape in layout.caches:
             if key in self._saved_caches:
-                start = layout.offset[bid]
-                self.f32[start:start + size].copy_(self._saved_caches[key])
+                self._cache(bid, shape, layout).copy_(self._saved_caches[key])
         self.arena, self.layout, self._signature = True, layout, signature
 
+    def _cache(self, bid: int, shape: list[int], layout=None):
+        start = (layout or self.layout).offset[bid]
+        return self.f32[start:start + self.torch.Size(shape).numel()].view(shape)
+
     def _save_caches(self) -> None:
-        for bid, key, size in self.layout.caches:
-            start = self.layout.offset[bid]
-            self._saved_caches[key] = self.f32[start:start + size].clone()
+        for bid, key, shape in self.layout.caches:
+            self._saved_caches[key] = self._cache(bid, shape).clone()
 
     def reset_caches(self) -> None:
         """Zero the KV caches (a new sequence)."""
         self._saved_caches.clear()
         if self.arena is not None:
-            for bid, _, size in self.layout.caches:
-                self.f32[self.layout.offset[bid]:self.layout.offset[bid] + size].zero_()
+            for bid, _, shape in self.layout.caches:
+                self._cache(bid, shape).zero_()
+
+    def poison_caches_from(self, pos: int) -> None:
+        """NaN in every cache row at ``pos`` and after: rows this sequence has not written yet, which
+        a safe schedule reads only after this step's append."""
+        for bid, _, shape in self.layout.caches:
+            self._cache(bid, shape)[pos:].fill_(float("nan"))
 
     def weight_view(self, source: str):
         """The arena's copy of one weight (eager baselines can share it instead of a second copy)."""
@@ -126,6 +134,7 @@ class Prepared:
     def __init__(self, mk: Megakernel, packed: Packed, verdict):
         torch, device = mk.torch, mk.device
         self.mk, self.packed, self.verdict = mk, packed, verdict
+        self.position = (packed.meta or {}).get("position")
         self.rows = torch.tensor(packed.rows or [[0]], dtype=torch.int64, device=device).reshape(-1)
         self.fparams = torch.tensor(packed.fparams or [[0.0]], dtype=torch.float32, device=device).reshape(-1)
         self.queue_start = torch.tensor(packed.queue_start, dtype=torch.int32, device=device)
@@ -144,7 +153,10 @@ class Prepared:
             arena[start:start + size].copy_(values.to(arena.device))
 
     def poison(self) -> None:
-        """NaN in every activation and float output, -1 in integer outputs: a read before a write shows."""
+        """NaN in every activation and float output, -1 in integer outputs, NaN in the cache rows from
+        this step's position on: a read before a write shows."""
+        if isinstance(self.position, int):
+            self.mk.poison_caches_from(self.position)
         lo, hi = self.mk.layout.scratch
         self.mk.f32[lo:hi].fill_(float("nan"))
         lo, hi = self.mk.layout.i32_scratch

@@ -48,7 +48,7 @@ class Layout:
     f32_size: int = 0
     i32_size: int = 0
     weights: list[tuple[int, str, list[int]]] = field(default_factory=list)   # (buffer, source, shape)
-    caches: list[tuple[int, str, int]] = field(default_factory=list)          # (buffer, key, numel)
+    caches: list[tuple[int, str, list[int]]] = field(default_factory=list)    # (buffer, key, shape)
     inputs: dict[str, tuple[int, str, int]] = field(default_factory=dict)     # name -> (offset, dtype, numel)
     outputs: dict[str, tuple[int, str, list[int]]] = field(default_factory=dict)
     scratch: tuple[int, int] = (0, 0)        # f32 range poisoned before a checked launch
@@ -65,6 +65,7 @@ class Packed:
     layout: Layout
     task_ids: list[int]              # task id of each row
     dims: dict[str, int]             # largest sizes, for the kernel's block shapes
+    meta: dict | None = None
 
 
 def numel(shape: list[int]) -> int:
@@ -91,7 +92,7 @@ def pack(doc: dict, delays: dict[int, int] | None = None) -> Packed:
     for p in range(programs):
         starts[p + 1] += starts[p]
     return Packed(rows, fparams, starts, programs, len(doc["counters"]), layout,
-                  [t["id"] for t in ordered], dims)
+                  [t["id"] for t in ordered], dims, doc.get("meta"))
 
 
 def _sm_of(task: dict) -> int:
@@ -119,7 +120,7 @@ def _layout(doc: dict, programs: int) -> Layout:
             layout.weights.append((buf["id"], buf["source"] or buf["name"], list(buf["shape"])))
             _place(layout, buf, numel(buf["shape"]))
         elif buf["kind"] == "KV_CACHE":
-            layout.caches.append((buf["id"], buf["source"] or buf["name"], numel(buf["shape"])))
+            layout.caches.append((buf["id"], buf["source"] or buf["name"], list(buf["shape"])))
             _place(layout, buf, numel(buf["shape"]))
         elif buf["kind"] == "IO_INPUT":
             layout.inputs[buf["name"]] = (_place(layout, buf, numel(buf["shape"])), buf["dtype"], numel(buf["shape"]))

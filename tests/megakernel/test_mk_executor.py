@@ -1,0 +1,204 @@
+"""The persistent executor's control flow and numerics in Triton's interpreter (CPU).
+
+The interpreter runs programs one after another, so these schedules never make a program wait on a
+later one, except where that is the point (a wait nobody can satisfy must end with the flag, fast).
+GPU runs of the same code: test_mk_executor_gpu.py.
+"""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+from harness.megakernel.builder import ScheduleBuilder  # noqa: E402
+from harness.megakernel.configs import ScheduleConfig  # noqa: E402
+from harness.megakernel.executor import Megakernel  # noqa: E402
+from harness.megakernel.executor_check import decode, in_program_order  # noqa: E402
+from harness.megakernel.executor_pack import ExecutorError, pack  # noqa: E402
+from harness.megakernel.suite import VM_MODELS, VM_SCHEDULES  # noqa: E402
+from harness.megakernel.validator import validate  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    __import__("os").environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
+    reason="needs TRITON_INTERPRET=1 (CPU) or a GPU")
+DEVICE = "cuda" if torch.cuda.is_available() and __import__("os").environ.get("TRITON_INTERPRET") != "1" else "cpu"
+AMK = Path("/work/shared/megakernel/amk_samples")
+
+
+def _vectors(n=4):
+    """Buffers of a two-task chain: x (input), y (scratch), z (output)."""
+    b = ScheduleBuilder({"name": "t", "num_sms": 2})
+    x = b.buffer("x", "IO_INPUT", [1, n])
+    y = b.buffer("y", "ACTIVATION", [1, n], space="GLOBAL_SCRATCH")
+    z = b.buffer("z", "IO_OUTPUT", [1, n])
+    return b, x, y, z
+
+
+def chain(wait=True, reader_sm=1, writer_sm=0, space="GLOBAL_SCRATCH"):
+    """y = x + x on the writer's SM, then z = y + y on the reader's, waiting for y unless told not to."""
+    b, x, y, z = _vectors()
+    b.doc["buffers"][y]["space"] = space
+    made, done = b.counter("y"), b.counter("z")
+    if reader_sm < writer_sm:   # the reader's program comes first in the interpreter
+        b.task("ADD", [y, y], [z], done, waits=[(made, 1)] if wait else [], sm=reader_sm)
+        b.task("ADD", [x, x], [y], made, sm=writer_sm)
+    else:
+        b.task("ADD", [x, x], [y], made, sm=writer_sm)
+        b.task("ADD", [y, y], [z], done, waits=[(made, 1)] if wait else [], sm=reader_sm)
+    return b.doc
+
+
+def run(doc, check=True, bound=64, inputs=None):
+    mk = Megakernel({}, DEVICE, spin_bound=bound)
+    prepared = mk.prepare(doc, check=check)
+    return prepared, prepared.step(inputs or {"x": [1.0, 2.0, 3.0, 4.0]})
+
+
+def test_a_chain_across_two_programs_passes_its_counter_and_resets_it():
+    prepared, launch = run(chain())
+    assert launch.ok
+    assert launch.outputs["z"].tolist() == [[4.0, 8.0, 12.0, 16.0]]
+    assert prepared.counters.tolist() == [0, 0, 0]   # the last program out reset them for the next launch
+    assert prepared.status.view(-1, 4)[:, 0].tolist() == [1, 1]
+    again = prepared.step({"x": [0.5, 0.5, 0.5, 0.5]})
+    assert again.ok and again.outputs["z"].tolist() == [[2.0, 2.0, 2.0, 2.0]]
+
+
+def test_a_wait_nobody_signals_ends_with_the_flag_quickly():
+    b, x, y, z = _vectors()
+    never, made, done = b.counter("never"), b.counter("y"), b.counter("z")
+    b.task("ADD", [x, x], [y], made, waits=[(never, 1)], sm=0)
+    b.task("ADD", [x, x], [z], done, sm=1)
+    assert "wait_unproduced" in validate(b.doc).classes
+    started = time.perf_counter()
+    prepared, launch = run(b.doc, check=False, bound=40)
+    assert time.perf_counter() - started < 20
+    assert not launch.ok
+    assert launch.deadlock["stuck"] == [{"program": 0, "task": 0, "counter": never, "seen": 0, "finished": 0, "queue": 1}]
+    assert launch.outputs["z"].tolist() == [[2.0, 4.0, 6.0, 8.0]]   # the other program still ran its queue
+    assert prepared.flag.item() == 0 and prepared.counters.tolist() == [0, 0, 0, 0]
+
+
+def test_an_abort_stops_the_other_programs_before_their_own_bound():
+    b, x, y, z = _vectors()
+    never, made, done = b.counter("never"), b.counter("y"), b.counter("z")
+    b.task("ADD", [x, x], [y], made, waits=[(never, 1)], sm=0)
+    b.task("ADD", [y, y], [z], done, waits=[(made, 1)], sm=1)
+    # Program 0 runs first in the interpreter, spins to its bound and raises the flag; program 1
+    # then sees the flag at its first look (every CHECK_EVERY spins), long before its own bound.
+    prepared, launch = run(b.doc, check=False, bound=200)
+    stuck = {row["program"]: row for row in launch.deadlock["stuck"]}
+    assert set(stuck) == {0, 1} and stuck[1]["task"] == 1 and stuck[1]["counter"] == made
+    assert launch.deadlock["unfinished_programs"] == 2
+    assert torch.isnan(launch.outputs["z"]).all()   # poisoned output, never written
+
+
+def test_a_read_that_does_not_wait_reads_poison():
+    # The reader's program runs before the writer's in the interpreter: without its wait it reads NaN.
+    doc = chain(wait=False, reader_sm=0, writer_sm=1)
+    assert "raw" in validate(doc).classes
+    _, launch = run(doc, check=False)
+    assert launch.ok and torch.isnan(launch.outputs["z"]).all()
+
+
+def test_an_onchip_buffer_written_on_one_sm_is_not_there_on_another():
+    doc = chain(space="SMEM")
+    assert "onchip_cross_sm" in validate(doc).classes
+    _, launch = run(doc, check=False)
+    assert torch.isnan(launch.outputs["z"]).all()
+    _, same_sm = run(chain(space="SMEM", reader_sm=0), check=False)
+    assert same_sm.outputs["z"].tolist() == [[4.0, 8.0, 12.0, 16.0]]
+
+
+def test_rejected_schedules_are_refused_unless_checks_are_off():
+    with pytest.raises(ExecutorError, match="refuses.*raw"):
+        run(chain(wait=False, reader_sm=0, writer_sm=1))
+
+
+def test_a_launch_contract_breach_never_runs_even_with_checks_off():
+    doc = chain()
+    doc["tasks"][1]["sm"] = 7
+    with pytest.raises(ExecutorError, match="sm_out_of_range.*launch contract"):
+        run(doc, check=False)
+
+
+def test_amk_schedules_with_unassigned_sms_are_refused():
+    path = AMK / "valid_0001.json"
+    if not path.exists():
+        pytest.skip("AMK samples not present")
+    with pytest.raises(ExecutorError, match="refuses"):
+        Megakernel({}, DEVICE).prepare(json.loads(path.read_text()))
+
+
+def test_pack_names_unknown_ops_and_accesses_outside_a_buffer():
+    doc = chain()
+    doc["tasks"][0]["op"] = "FFT"
+    with pytest.raises(ExecutorError, match="op FFT has no device code"):
+        pack(doc)
+    b, x, y, z = _vectors()
+    done = b.counter()
+    w = b.buffer("w", "WEIGHT", [2, 4], source="w")
+    b.task("GEMV_TILE", [x, w], [z], done, params={"K": 4, "N_tile": 4, "n_off": 0})
+    with pytest.raises(ExecutorError, match="at least 16 elements"):
+        pack(b.doc)
+
+
+def test_queues_are_packed_in_task_order_per_sm():
+    doc = in_program_order(chain(), 2)
+    doc["tasks"].reverse()   # now SM 1's task comes first in the list; queues still group by SM
+    packed = pack(doc)
+    assert packed.queue_start == [0, 1, 2] and packed.task_ids == [0, 1]
+
+
+@pytest.mark.parametrize("model", ["tiny", "gqa2"])
+def test_llama_lowering_decodes_like_eager_and_the_vm(model):
+    sched = VM_SCHEDULES[1]    # tiled GEMVs, lm head, SiLU and one head per attention task
+    result = decode(VM_MODELS[model], sched, steps=3, device=DEVICE, place=lambda d: in_program_order(d, 3),
+                    spin_bound=64)
+    assert result.ok, result.to_dict()
+    assert result.steps == 3 and result.device_tokens[-1] == result.tokens[-1]
+
+
+def test_paged_lowering_on_one_sm_matches():
+    sched = ScheduleConfig(num_sms=1, gemv_tile=4, attn_heads_per_task=1, paging="graph_color")
+    result = decode(VM_MODELS["mha"], sched, steps=2, device=DEVICE, spin_bound=64)
+    assert result.ok, result.to_dict()
+
+
+_COMPILE = """
+import json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from harness.megakernel.executor_kernel import megakernel
+signature = {"f": "*fp32", "i": "*i32", "rows": "*i64", "fparams": "*fp32", "queue_start": "*i32",
+             "counters": "*i32", "n_counters": "i32", "flag": "*i32", "status": "*i32", "bound": "i32"}
+constants = {"BLOCK": 1024, "BN": 64, "BK": 128, "BD": 64, "BL": 32, "CHECK_EVERY": 64}
+signature.update({name: "constexpr" for name in constants})
+compiled = triton.compile(ASTSource(fn=megakernel, signature=signature, constexprs=constants),
+                          target=GPUTarget("cuda", 90, 32), options={"num_warps": 8})
+sys.stdout.write(compiled.asm["ptx"])
+"""
+
+
+def test_the_kernel_compiles_for_hopper_with_acquire_waits_and_release_signals():
+    """Compiled ahead of time for sm_90 (no GPU needed): the waits are acquire loads, the signal a
+    release increment, with a CTA barrier before it so every thread's stores come first."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", _COMPILE], capture_output=True, text=True, env=env, timeout=300)
+    if done.returncode and ("ptxas" in done.stderr or "ImportError" in done.stderr):
+        pytest.skip(f"this Triton cannot compile for CUDA here: {done.stderr[-300:]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    ptx = done.stdout
+    assert "gpu.acquire" in ptx or "gpu.acq" in ptx
+    release = ptx.index("gpu.release.add")
+    assert "bar.sync" in ptx[:release]
