@@ -46,11 +46,15 @@ def _wait(counters, flag, counter, target, bound, CHECK_EVERY: tl.constexpr):
 
 @triton.jit
 def _hold(flag, spins):
-    # Each step is a round trip to L2, so the hold lasts about spins microseconds on a GPU.
-    total = 0
-    for _ in range(spins):
-        total += tl.atomic_add(flag, 0, sem="relaxed", scope="gpu")
-    return total
+    # Each step waits for its load's answer (a round trip to L2), so the hold lasts about ``spins``
+    # round trips on a GPU; an abort ends it early.
+    n = 0
+    abort = 0
+    while (n < spins) & (abort == 0):
+        abort = tl.atomic_add(flag, 0, sem="acquire", scope="gpu")
+        n += 1
+    return abort
+
 
 @triton.jit
 def _embed(f, i, tok_off, tab_off, out_off, hidden, vocab, BLOCK: tl.constexpr):
