@@ -95,3 +95,61 @@ def in_program_order(doc: dict, programs: int) -> dict:
         if doc.get("pages"):
             doc["pages"] = {**doc["pages"], "pages": [{**p, "space": "GLOBAL_SCRATCH"} for p in doc["pages"]["pages"]]}
     return doc
+
+
+def device_weights(model: ModelConfig, seed: int = 0, device: str = "cuda") -> dict:
+    """Random weights made on the device (a 1B-class model's 6 GB in fp32 would take long on the
+    host), named and scaled as ``llama_ref.init_weights`` makes them."""
+    import torch
+
+    g = torch.Generator(device=device).manual_seed(seed)
+    m = model
+
+    def dense(n_out: int, n_in: int):
+        return torch.randn(n_out, n_in, generator=g, device=device) / n_in ** 0.5
+
+    def norm():
+        return 1.0 + 0.1 * torch.randn(m.hidden, generator=g, device=device)
+
+    weights = {"embed.weight": torch.randn(m.vocab, m.hidden, generator=g, device=device)}
+    for i in range(m.layers):
+        p = f"layers.{i}."
+        weights.update({p + "attn_norm.weight": norm(), p + "wq.weight": dense(m.q_dim, m.hidden),
+                        p + "wk.weight": dense(m.kv_dim, m.hidden), p + "wv.weight": dense(m.kv_dim, m.hidden),
+                        p + "wo.weight": dense(m.hidden, m.q_dim), p + "mlp_norm.weight": norm(),
+                        p + "w_gate.weight": dense(m.intermediate, m.hidden),
+                        p + "w_up.weight": dense(m.intermediate, m.hidden),
+                        p + "w_down.weight": dense(m.hidden, m.intermediate)})
+    weights["norm.weight"] = norm()
+    weights["lm_head.weight"] = dense(m.vocab, m.hidden)
+    return weights
+
+
+def decode_against_eager(model: ModelConfig, sched: ScheduleConfig, weights: dict, steps: int = 6,
+                         prompt: tuple[int, ...] = (1, 5, 2), device: str = "cuda", atol: float = 1e-3,
+                         rtol: float = 1e-3, mk=None) -> dict:
+    """Greedy decode with the megakernel against ``EagerDecode`` (same weights, same device), for
+    models too large for the VM and the full-sequence reference. Returns the agreement as a dict."""
+    import torch
+
+    from harness.megakernel.executor import Megakernel
+    from harness.megakernel.executor_eager import EagerDecode
+
+    mk = mk or Megakernel(weights, device)
+    mk.reset_caches()
+    eager = EagerDecode(model, weights, device)
+    tokens, errors, equal, deadlocks = [prompt[0] % model.vocab], [], True, 0
+    close = True
+    for pos in range(steps):
+        launch = mk.prepare(lower(model, sched, pos)).step({"token": tokens[pos]})
+        expected = eager.step(torch.tensor([tokens[pos]], device=device), pos).cpu()
+        if not launch.ok:
+            deadlocks += 1
+            break
+        errors.append(float((launch.logits() - expected).abs().max()))
+        close &= bool(torch.allclose(launch.logits(), expected, atol=atol, rtol=rtol))
+        equal &= launch.next_token() == int(expected.argmax())
+        tokens.append(prompt[pos + 1] % model.vocab if pos + 1 < len(prompt) else int(expected.argmax()))
+    return {"steps": len(errors), "max_abs_err": max(errors, default=None), "logits_ok": close,
+            "tokens_equal": equal, "deadlocks": deadlocks, "tokens": tokens, "atol": atol, "rtol": rtol,
+            "ok": close and equal and not deadlocks and len(errors) == steps}

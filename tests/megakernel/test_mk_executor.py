@@ -202,3 +202,43 @@ def test_the_kernel_compiles_for_hopper_with_acquire_waits_and_release_signals()
     assert "gpu.acquire" in ptx or "gpu.acq" in ptx
     release = ptx.index("gpu.release.add")
     assert "bar.sync" in ptx[:release]
+
+
+def test_eager_decode_step_matches_the_full_sequence_reference():
+    from harness.megakernel.executor_eager import EagerDecode
+    from harness.megakernel.llama_ref import EagerLlama, init_weights
+
+    model = VM_MODELS["gqa2"]
+    weights = init_weights(model, 3)
+    step, full, tokens = EagerDecode(model, weights, "cpu"), EagerLlama(model, weights), [4, 9, 1, 30]
+    for pos in range(len(tokens)):
+        got = step.step(torch.tensor([tokens[pos]]), pos)
+        assert torch.allclose(got, full(torch.tensor(tokens[:pos + 1]))[-1], atol=1e-5, rtol=1e-5)
+
+
+def test_decode_against_eager_decode_agrees_on_one_sm():
+    from harness.megakernel.executor_check import decode_against_eager, device_weights
+
+    model = VM_MODELS["tiny"]
+    sched = ScheduleConfig(num_sms=1, gemv_tile=4, lm_head_tile=8)
+    result = decode_against_eager(model, sched, device_weights(model, 1, "cpu"), steps=3, device="cpu",
+                                  mk=Megakernel(device_weights(model, 1, "cpu"), DEVICE, spin_bound=64))
+    assert result["ok"] and result["steps"] == 3, result
+
+
+def test_the_sandbox_gives_verdicts_and_outlives_a_child_that_dies():
+    from harness.megakernel import executor_safety
+
+    model = VM_MODELS["tiny"]
+    found = executor_safety.cases(model, [VM_SCHEDULES[1]], per_class=1, classes=("raise_threshold",),
+                                  place=lambda d: in_program_order(d, 3))
+    broken = dict(found[0], id="broken", doc={**found[0]["doc"], "tasks": [dict(t) for t in found[0]["doc"]["tasks"]]})
+    broken["doc"]["tasks"][0]["params"] = {}          # EMBED without 'hidden': the child raises on it
+    outcomes = executor_safety.run_sandboxed(model, [broken] + found, device=DEVICE, spin_bound=64)
+    by_id = {o["id"]: o for o in outcomes}
+    assert by_id["broken"]["outcome"] == "crashed" and "hidden" in by_id["broken"]["detail"]
+    assert by_id["s0/lowering"]["outcome"] == "right"
+    deadlocks = [o for o in outcomes if o["family"] == "deadlock"]
+    assert deadlocks and all(o["outcome"] == "deadlock" for o in deadlocks)
+    summary = executor_safety.summarize(outcomes)
+    assert summary["deadlock_flagged"] == summary["deadlock_rejects"] == len(deadlocks)
