@@ -242,3 +242,17 @@ def test_the_sandbox_gives_verdicts_and_outlives_a_child_that_dies():
     assert deadlocks and all(o["outcome"] == "deadlock" for o in deadlocks)
     summary = executor_safety.summarize(outcomes)
     assert summary["deadlock_flagged"] == summary["deadlock_rejects"] == len(deadlocks)
+
+
+def test_search_ranks_by_measured_gpu_time_where_there_is_one():
+    from harness.megakernel.search import Entry, Search
+
+    fast_estimate = Entry(None, "random", "kept", cost={"makespan_us": 1.0, "gpu_us": 9.0})
+    slow_estimate = Entry(None, "random", "kept", cost={"makespan_us": 5.0, "gpu_us": 2.0})
+    unmeasured = Entry(None, "random", "kept", cost={"makespan_us": 3.0})
+    assert [e.score_us for e in (fast_estimate, slow_estimate, unmeasured)] == [9.0, 2.0, 3.0]
+    search = Search(VM_MODELS["tiny"], ["random"], measure="auto")
+    assert search.measure == torch.cuda.is_available()
+    search.history = [fast_estimate, slow_estimate, unmeasured]
+    assert search.ranked() == [slow_estimate, unmeasured, fast_estimate]
+    assert Search(VM_MODELS["tiny"], ["random"], measure="off").measure is False

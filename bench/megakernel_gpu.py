@@ -1,0 +1,158 @@
+"""Decode-step latency of the persistent megakernel against eager PyTorch and eager under CUDA graphs.
+
+For every lowering configuration the suite ships (3 small models x 4 schedules) and a 1B-class Llama
+(Llama-3.2-1B shapes, random fp32 weights, the throughput part's 132-SM schedule), batch 1: first
+correctness (a greedy decode on the megakernel compared step by step with eager), then the timing of
+one decode step at a fixed position, four ways, alternated round by round with L2 flushed before
+each call (``executor_timing``): the megakernel launched plainly, the megakernel in a CUDA graph,
+eager, eager in a CUDA graph. ``ratio`` is eager-with-graphs time over the megakernel's (above 1:
+the megakernel is faster).
+
+Prints one table; writes (and after every row rewrites) a JSON file. Rows already in that file with
+the same key are kept and skipped, so a run cut short resumes where it stopped (``--fresh`` ignores
+them). Needs a CUDA GPU (about 14 GB of memory for the 1B-class rows).
+
+Usage: python bench/megakernel_gpu.py --out RESULTS.json [--skip-1b] [--only-1b] [--steps 8] [--budget-s 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+SMALL_POSITION, LARGE_POSITION = 8, 128
+
+
+def small_row(name: str, index: int, steps: int, budget_s: float) -> dict:
+    import torch
+
+    from harness.megakernel.executor_check import decode
+    from harness.megakernel.llama_ref import init_weights
+    from harness.megakernel.suite import VM_MODELS, VM_SCHEDULES
+
+    model, sched = VM_MODELS[name], VM_SCHEDULES[index]
+    agreement = decode(model, sched, steps=steps, device="cuda").to_dict()
+    weights = {k: v.cuda() for k, v in init_weights(model, 0).items()}
+    row = timed(model, sched, weights, SMALL_POSITION, budget_s)
+    del weights
+    torch.cuda.empty_cache()
+    return {**row, "model": name, "correct": agreement["ok"], "agreement": agreement}
+
+
+def large_row(steps: int, budget_s: float) -> dict:
+    import torch
+
+    from harness.megakernel.configs import PRESETS
+    from harness.megakernel.executor_check import decode_against_eager, device_weights
+    from harness.megakernel.throughput import LARGEST
+
+    model = PRESETS["llama-1b"]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    sched = replace(LARGEST, num_sms=min(LARGEST.num_sms, sms))
+    weights = device_weights(model, seed=0)
+    agreement = decode_against_eager(model, sched, weights, steps=steps)
+    row = timed(model, sched, weights, LARGE_POSITION, budget_s)
+    del weights
+    torch.cuda.empty_cache()
+    return {**row, "model": "llama-1b", "correct": agreement["ok"], "agreement": agreement}
+
+
+def timed(model, sched, weights: dict, pos: int, budget_s: float) -> dict:
+    """One decode step at ``pos``, four ways; the outputs of each are checked against eager's first."""
+    import torch
+
+    from harness.megakernel.executor import Megakernel
+    from harness.megakernel.executor_eager import EagerDecode
+    from harness.megakernel.executor_timing import graphed, time_alternating
+    from harness.megakernel.lowering import lower
+
+    doc = lower(model, sched, pos)
+    mk = Megakernel(weights, "cuda")
+    prepared = mk.prepare(doc)
+    launch = prepared.step({"token": 1}, poison=False)
+    eager = EagerDecode(model, weights, "cuda")
+    token = torch.tensor([1], device="cuda")
+    expected = eager.step(token, pos)
+    eager_replay, graph_logits = eager.graphed(token, pos)
+    eager_replay()
+    torch.cuda.synchronize()
+    same = (launch.ok and torch.allclose(launch.logits(), expected.cpu(), atol=1e-3, rtol=1e-3)
+            and torch.allclose(graph_logits.cpu(), expected.cpu(), atol=1e-3, rtol=1e-3))
+    timings = time_alternating({"megakernel": prepared.launch, "megakernel_graph": graphed(prepared.launch),
+                                "eager": lambda: eager.step(token, pos), "eager_graph": eager_replay},
+                               budget_s=budget_s)
+    deadlocked = prepared.flag.item() != 0       # a spin that hit its bound in any timed launch
+    medians = {k: v["median_ms"] for k, v in timings.items()}
+    return {"key": f"{model.name()}/{sched.name()}", "schedule": sched.name(), "position": pos,
+            "tasks": len(doc["tasks"]), "programs": prepared.packed.programs, "same_step_outputs": bool(same),
+            "deadlocked_while_timed": bool(deadlocked), "timings": timings, "median_ms": medians,
+            "ratio_vs_eager_graph": medians["eager_graph"] / medians["megakernel"],
+            "ratio_vs_eager": medians["eager"] / medians["megakernel"],
+            "graph_ratio_vs_eager_graph": medians["eager_graph"] / medians["megakernel_graph"]}
+
+
+def table(rows: list[dict]) -> str:
+    head = (f"{'model':9s} {'schedule':44s} {'tasks':>5s} {'progs':>5s} {'ok':>3s} {'mk ms':>8s} {'mk+g ms':>8s} "
+            f"{'eager ms':>8s} {'eag+g ms':>8s} {'ratio':>6s}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['model']:9s} {r.get('schedule', ''):44s} ERROR {r['error'][:80]}")
+            continue
+        m = r["median_ms"]
+        ok = "yes" if r["correct"] and r["same_step_outputs"] and not r["deadlocked_while_timed"] else "NO"
+        lines.append(f"{r['model']:9s} {r['schedule']:44s} {r['tasks']:5d} {r['programs']:5d} {ok:>3s} "
+                     f"{m['megakernel']:8.4f} {m['megakernel_graph']:8.4f} {m['eager']:8.4f} {m['eager_graph']:8.4f} "
+                     f"{r['ratio_vs_eager_graph']:6.2f}")
+    lines.append("ratio = eager in a CUDA graph / megakernel (plain launch); above 1 the megakernel is faster")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", required=True, help="JSON file for the results (rows already there are skipped)")
+    parser.add_argument("--steps", type=int, default=8, help="greedy decode steps checked per configuration")
+    parser.add_argument("--budget-s", type=float, default=8.0, help="timing budget per configuration")
+    parser.add_argument("--skip-1b", action="store_true")
+    parser.add_argument("--only-1b", action="store_true")
+    parser.add_argument("--fresh", action="store_true", help="ignore rows already in --out")
+    args = parser.parse_args()
+    import torch
+
+    if not torch.cuda.is_available():
+        print("megakernel_gpu: needs a CUDA GPU; none is visible. Nothing to measure.", file=sys.stderr)
+        return 2
+    from harness.device import provenance
+    from harness.megakernel.suite import VM_MODELS, VM_SCHEDULES
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    old = {} if args.fresh or not out.exists() else {r["id"]: r for r in json.loads(out.read_text())["rows"]}
+    jobs = [] if args.only_1b else [(f"{n}/{i}", lambda n=n, i=i: small_row(n, i, args.steps, args.budget_s))
+                                    for n in VM_MODELS for i in range(len(VM_SCHEDULES))]
+    if not args.skip_1b:
+        jobs.append(("llama-1b", lambda: large_row(min(args.steps, 6), args.budget_s)))
+    rows = []
+    for job_id, job in jobs:
+        if job_id in old and "error" not in old[job_id]:
+            rows.append(old[job_id])
+            continue
+        try:
+            row = job()
+        except Exception as error:  # one configuration's failure is a row, not the end of the run
+            row = {"model": job_id.split("/")[0], "error": f"{type(error).__name__}: {error}"}
+        rows.append({"id": job_id, **row})
+        out.write_text(json.dumps({"schema": "crucible.megakernel.gpu/1.0", "provenance": provenance("cuda"),
+                                   "rows": rows}, indent=1))
+        print(table(rows[-1:]).splitlines()[2], flush=True)
+    print(table(rows))
+    return 0 if all("error" not in r and r["correct"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
