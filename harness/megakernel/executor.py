@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from harness.megakernel.executor_pack import I32, ExecutorError, Packed, pack
+from harness.megakernel.executor_pack import I32, STATUS_FIELDS, ExecutorError, Packed, pack
 
 DEFAULT_SPIN_BOUND = 1 << 20     # acquire loads before a wait is called a deadlock (about a second on a GPU)
 CHECK_EVERY = 64                 # spins between looks at the abort flag
@@ -140,7 +140,7 @@ class Prepared:
         self.queue_start = torch.tensor(packed.queue_start, dtype=torch.int32, device=device)
         self.counters = torch.zeros(packed.counters + 1, dtype=torch.int32, device=device)
         self.flag = torch.zeros(1, dtype=torch.int32, device=device)
-        self.status = torch.zeros(packed.programs * 4, dtype=torch.int32, device=device)
+        self.status = torch.zeros(packed.programs * STATUS_FIELDS, dtype=torch.int32, device=device)
         self.blocks = _blocks(packed.dims, mk.device.type)
 
     def set_inputs(self, inputs: dict) -> None:
@@ -196,7 +196,7 @@ class Prepared:
             return None
         self.flag.zero_()
         self.counters.zero_()   # the last program out already did; a second reset costs nothing
-        rows = self.status.view(-1, 4).cpu().tolist()
+        rows = self.status.view(-1, STATUS_FIELDS).cpu().tolist()
         starts = self.packed.queue_start
         stuck = [{"program": p, "task": row[1], "counter": row[2], "seen": row[3],
                   "finished": row[0], "queue": starts[p + 1] - starts[p]}

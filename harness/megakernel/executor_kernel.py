@@ -20,7 +20,6 @@ import triton.language as tl
 
 from harness.megakernel import executor_pack as layout
 
-STATUS_FIELDS = 4   # per program: rows finished, stuck task id (-1), its counter, value last seen
 
 
 # Triton reads module globals only as constexprs.
@@ -30,6 +29,7 @@ C_OP, C_COUNTER, C_NWAITS = tl.constexpr(layout.C_OP), tl.constexpr(layout.C_COU
 C_NIN, C_DELAY, C_ID = tl.constexpr(layout.C_NIN), tl.constexpr(layout.C_DELAY), tl.constexpr(layout.C_ID)
 C_WAIT_COUNTER, C_WAIT_THRESHOLD = tl.constexpr(layout.C_WAIT_COUNTER), tl.constexpr(layout.C_WAIT_THRESHOLD)
 C_IN, C_OUT, C_PARAM = tl.constexpr(layout.C_IN), tl.constexpr(layout.C_OUT), tl.constexpr(layout.C_PARAM)
+STATUS_FIELDS = tl.constexpr(layout.STATUS_FIELDS)
 
 
 @triton.jit
@@ -251,7 +251,7 @@ def megakernel(f, i, rows, fparams, queue_start, counters, n_counters, flag, sta
             r += 1
     if ok == 0:
         tl.atomic_xchg(flag, 1, sem="relaxed", scope="gpu")
-    row = status + pid * 4
+    row = status + pid * STATUS_FIELDS
     tl.store(row, r - tl.load(queue_start + pid))
     tl.store(row + 1, stuck)
     tl.store(row + 2, stuck_counter)

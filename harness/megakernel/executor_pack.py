@@ -31,6 +31,7 @@ C_IN = C_WAIT_THRESHOLD + MAX_WAITS
 C_OUT = C_IN + MAX_INPUTS
 C_PARAM = C_OUT + MAX_OUTPUTS
 ROW = C_PARAM + NUM_PARAMS
+STATUS_FIELDS = 4   # per program: rows finished, stuck task id (-1), its counter, the value it saw
 F32, I32 = "F32", "I32"
 
 

@@ -163,8 +163,8 @@ def test_llama_lowering_decodes_like_eager_and_the_vm(model):
     assert result.steps == 3 and result.device_tokens[-1] == result.tokens[-1]
 
 
-def test_paged_lowering_on_one_sm_matches():
-    sched = ScheduleConfig(num_sms=1, gemv_tile=4, attn_heads_per_task=1, paging="graph_color")
+def test_paged_shared_memory_lowering_on_one_sm_matches():
+    sched = ScheduleConfig(num_sms=1, gemv_tile=4, attn_heads_per_task=1, paging="graph_color", smem_local=True)
     result = decode(VM_MODELS["mha"], sched, steps=2, device=DEVICE, spin_bound=64)
     assert result.ok, result.to_dict()
 
