@@ -1,7 +1,7 @@
 """Decode-step latency of the persistent megakernel against eager PyTorch and eager under CUDA graphs.
 
 For every lowering configuration the suite ships (3 small models x 4 schedules) and a 1B-class Llama
-(Llama-3.2-1B shapes, random fp32 weights, the throughput part's 132-SM schedule), batch 1: first
+(Llama-3.2-1B shapes, random fp32 weights; two schedules), batch 1: first
 correctness (a greedy decode on the megakernel compared step by step with eager), then the timing of
 one decode step at a fixed position, four ways, alternated round by round with L2 flushed before
 each call (``executor_timing``): the megakernel launched plainly, the megakernel in a CUDA graph,
@@ -12,7 +12,12 @@ Prints one table; writes (and after every row rewrites) a JSON file. Rows alread
 the same key are kept and skipped, so a run cut short resumes where it stopped (``--fresh`` ignores
 them). Needs a CUDA GPU (about 14 GB of memory for the 1B-class rows).
 
-Usage: python bench/megakernel_gpu.py --out RESULTS.json [--skip-1b] [--only-1b] [--steps 8] [--budget-s 8]
+Rows: the 12 suite configurations; ``1b-suite`` (the suite's 1B-class schedule, 128-wide tiles);
+``1b-wide`` (16-wide GEMV tiles, so every projection has at least 128 tiles for 132 SMs); ``1b-sweep``
+(the wide schedule's megakernel alone under a few GEMV block shapes).
+
+Usage: python bench/megakernel_gpu.py --out RESULTS.json [--skip-1b] [--only-1b] [--no-sweep] [--steps 8]
+       [--budget-s 8] [--fresh]
 """
 
 from __future__ import annotations
@@ -44,22 +49,58 @@ def small_row(name: str, index: int, steps: int, budget_s: float) -> dict:
     return {**row, "model": name, "correct": agreement["ok"], "agreement": agreement}
 
 
-def large_row(steps: int, budget_s: float) -> dict:
+def large_schedules(sms: int) -> dict:
+    """The suite's 1B-class schedule (throughput.LARGEST: 128-wide tiles, 3,688 tasks) and a wider
+    one whose every GEMV stage has at least 128 tiles, so each SM pulls its share of the weights."""
+    from harness.megakernel.configs import ScheduleConfig
+    from harness.megakernel.throughput import LARGEST
+
+    wide = ScheduleConfig(num_sms=132, gemv_tile=16, lm_head_tile=1024, silu_tile=1024, attn_heads_per_task=1,
+                          sm_policy="round_robin")
+    return {"suite": replace(LARGEST, num_sms=min(LARGEST.num_sms, sms)),
+            "wide": replace(wide, num_sms=min(wide.num_sms, sms))}
+
+
+def large_row(which: str, steps: int, budget_s: float, weights: dict) -> dict:
     import torch
 
     from harness.megakernel.configs import PRESETS
-    from harness.megakernel.executor_check import decode_against_eager, device_weights
-    from harness.megakernel.throughput import LARGEST
+    from harness.megakernel.executor_check import decode_against_eager
 
     model = PRESETS["llama-1b"]
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
-    sched = replace(LARGEST, num_sms=min(LARGEST.num_sms, sms))
-    weights = device_weights(model, seed=0)
+    sched = large_schedules(torch.cuda.get_device_properties(0).multi_processor_count)[which]
     agreement = decode_against_eager(model, sched, weights, steps=steps)
-    row = timed(model, sched, weights, LARGE_POSITION, budget_s)
-    del weights
     torch.cuda.empty_cache()
-    return {**row, "model": "llama-1b", "correct": agreement["ok"], "agreement": agreement}
+    row = timed(model, sched, weights, LARGE_POSITION, budget_s)
+    torch.cuda.empty_cache()
+    return {**row, "model": f"1b-{which}", "correct": agreement["ok"], "agreement": agreement}
+
+
+BLOCK_VARIANTS = [{}, {"BN": 16, "BK": 256}, {"BN": 32, "BK": 256}, {"BN": 64, "BK": 128}]
+
+
+def sweep_row(budget_s: float, weights: dict) -> dict:
+    """The wide 1B-class schedule's megakernel alone under a few GEMV block shapes (outputs compared
+    with the default shape's)."""
+    import torch
+
+    from harness.megakernel.configs import PRESETS
+    from harness.megakernel.executor import Megakernel
+    from harness.megakernel.executor_timing import time_alternating
+    from harness.megakernel.lowering import lower
+
+    model = PRESETS["llama-1b"]
+    sched = large_schedules(torch.cuda.get_device_properties(0).multi_processor_count)["wide"]
+    doc, mk, variants, reference = lower(model, sched, LARGE_POSITION), Megakernel(weights, "cuda"), [], None
+    for blocks in BLOCK_VARIANTS:
+        mk.block_override = dict(blocks)
+        prepared = mk.prepare(doc)
+        launch = prepared.step({"token": 1}, poison=False)
+        reference = launch.logits() if reference is None else reference
+        timing = time_alternating({"mk": prepared.launch}, budget_s=budget_s / 2, max_reps=200)["mk"]
+        variants.append({"blocks": prepared.blocks, "median_ms": timing["median_ms"], "ok": launch.ok,
+                         "same_logits": bool(torch.allclose(launch.logits(), reference, atol=1e-3, rtol=1e-3))})
+    return {"model": "1b-sweep", "schedule": sched.name(), "variants": variants}
 
 
 def timed(model, sched, weights: dict, pos: int, budget_s: float) -> dict:
@@ -101,6 +142,11 @@ def table(rows: list[dict]) -> str:
             f"{'eager ms':>8s} {'eag+g ms':>8s} {'ratio':>6s}")
     lines = [head, "-" * len(head)]
     for r in rows:
+        if "variants" in r:
+            for v in r["variants"]:
+                lines.append(f"{r['model']:9s} blocks BN={v['blocks']['BN']} BK={v['blocks']['BK']:<27d} "
+                             f"{'':11s} {'yes' if v['ok'] and v['same_logits'] else 'NO':>3s} {v['median_ms']:8.4f}")
+            continue
         if "error" in r:
             lines.append(f"{r['model']:9s} {r.get('schedule', ''):44s} ERROR {r['error'][:80]}")
             continue
@@ -120,6 +166,7 @@ def main() -> int:
     parser.add_argument("--budget-s", type=float, default=8.0, help="timing budget per configuration")
     parser.add_argument("--skip-1b", action="store_true")
     parser.add_argument("--only-1b", action="store_true")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the GEMV block-shape sweep on the 1B-class shape")
     parser.add_argument("--fresh", action="store_true", help="ignore rows already in --out")
     args = parser.parse_args()
     import torch
@@ -136,7 +183,20 @@ def main() -> int:
     jobs = [] if args.only_1b else [(f"{n}/{i}", lambda n=n, i=i: small_row(n, i, args.steps, args.budget_s))
                                     for n in VM_MODELS for i in range(len(VM_SCHEDULES))]
     if not args.skip_1b:
-        jobs.append(("llama-1b", lambda: large_row(min(args.steps, 6), args.budget_s)))
+        big = {}
+
+        def weights():   # made once, on the device, when the first 1B-class row needs them
+            from harness.megakernel.configs import PRESETS
+            from harness.megakernel.executor_check import device_weights
+
+            big.setdefault("w", device_weights(PRESETS["llama-1b"], seed=0))
+            return big["w"]
+
+        for which in ("suite", "wide"):
+            jobs.append((f"llama-1b/{which}", lambda which=which: large_row(which, min(args.steps, 6), args.budget_s,
+                                                                             weights())))
+        if not args.no_sweep:
+            jobs.append(("llama-1b/sweep", lambda: sweep_row(args.budget_s, weights())))
     rows = []
     for job_id, job in jobs:
         if job_id in old and "error" not in old[job_id]:
@@ -151,7 +211,7 @@ def main() -> int:
                                    "rows": rows}, indent=1))
         print(table(rows[-1:]).splitlines()[2], flush=True)
     print(table(rows))
-    return 0 if all("error" not in r and r["correct"] for r in rows) else 1
+    return 0 if all("error" not in r and r.get("correct", True) for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -42,12 +42,14 @@ class Launch:
 
 class Megakernel:
     def __init__(self, weights: dict, device: str = "cuda", spin_bound: int = DEFAULT_SPIN_BOUND,
-                 num_warps: int | None = None):
+                 num_warps: int | None = None, blocks: dict | None = None):
+        """``blocks`` overrides the kernel's block shapes (BLOCK, BN, BK, BD, BL; powers of two)."""
         import torch
 
         self.torch, self.device = torch, torch.device(device)
         self.weights, self.spin_bound = weights, int(spin_bound)
         self.num_warps = num_warps or (8 if self.device.type == "cuda" else 1)
+        self.block_override = dict(blocks or {})
         self.arena = None
         self._signature = None
         self._saved_caches: dict[str, object] = {}
@@ -141,7 +143,7 @@ class Prepared:
         self.counters = torch.zeros(packed.counters + 1, dtype=torch.int32, device=device)
         self.flag = torch.zeros(1, dtype=torch.int32, device=device)
         self.status = torch.zeros(packed.programs * STATUS_FIELDS, dtype=torch.int32, device=device)
-        self.blocks = _blocks(packed.dims, mk.device.type)
+        self.blocks = {**_blocks(packed.dims, mk.device.type), **mk.block_override}
 
     def set_inputs(self, inputs: dict) -> None:
         for name, value in inputs.items():
@@ -213,7 +215,15 @@ def _pow2(n: int, low: int, high: int) -> int:
 
 
 def _blocks(dims: dict, device_type: str) -> dict:
-    """Block shapes: powers of two that cover the schedule's sizes (loops take the rest)."""
-    big = device_type == "cuda"
-    return {"BLOCK": _pow2(dims["vector"], 16, 1024 if big else 64), "BN": 64 if big else 16,
-            "BK": 128 if big else 16, "BD": _pow2(dims["head_dim"], 16, 256), "BL": 32 if big else 16}
+    """Block shapes: powers of two that cover the schedule's sizes (loops take the rest). A GEMV
+    block has as many rows as the narrowest tile (up to 64) and enough columns to keep 32-64 KB of
+    weights in flight per step on a GPU, where one program per SM must pull its share of bandwidth.
+    Shapes chosen so the kernel fits 8 warps on an SM without spills (ptxas, sm_90: 16x512 uses 230
+    registers a thread, 32x256 126, 64x256 174; 32x512 and 16x1024 spill)."""
+    if device_type != "cuda":   # the interpreter: small blocks, less numpy work
+        return {"BLOCK": _pow2(dims["vector"], 16, 64), "BN": 16, "BK": 16, "BD": _pow2(dims["head_dim"], 16, 256),
+                "BL": 16}
+    rows = _pow2(dims["gemv_n"] or 1, 16, 64)
+    return {"BLOCK": _pow2(dims["vector"], 16, 1024), "BN": rows,
+            "BK": min(_pow2(dims["gemv_k"], 16, 1024), 512 if rows == 16 else 256),
+            "BD": _pow2(dims["head_dim"], 16, 256), "BL": 32}

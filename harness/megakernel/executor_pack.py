@@ -81,7 +81,7 @@ def pack(doc: dict, delays: dict[int, int] | None = None) -> Packed:
     by_id = {b["id"]: b for b in doc["buffers"]}
     counters = {c["id"]: i for i, c in enumerate(doc["counters"])}
     ordered = sorted(doc["tasks"], key=lambda t: _sm_of(t))   # stable: queue order kept
-    rows, fparams, dims = [], [], {"vector": 1, "head_dim": 1}
+    rows, fparams, dims = [], [], {"vector": 1, "head_dim": 1, "gemv_k": 1, "gemv_n": 0}
     for task in ordered:
         row, fp = _row(task, by_id, counters, layout, dims)
         row[C_DELAY] = int((delays or {}).get(task["id"], 0))
@@ -256,6 +256,8 @@ def _gemv(task, s: _Shapes, dims):
     s.fits("outputs", 0, lo + width)
     if len(task["inputs"]) == 3:
         s.fits("inputs", 2, lo + width)
+    dims["gemv_k"] = max(dims["gemv_k"], k)
+    dims["gemv_n"] = min(dims["gemv_n"] or width, width)   # the narrowest tile sets the block's rows
     return [k, width, lo], []
 
 

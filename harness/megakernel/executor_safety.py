@@ -32,6 +32,7 @@ from harness.megakernel.validator import validate
 POSITION = 1                       # the mutant is the second step: the cache has a row to read
 HOLD_SPINS = 1 << 13               # ~5-10 ms on a GPU: far longer than any task of these models
 SPIN_BOUND = 1 << 19
+MAX_TRIALS = 16
 PROMPT = (3, 7)
 RUNNABLE = ("drop_wait", "partial_threshold", "raise_threshold", "wait_unproduced", "self_wait", "back_edge",
             "swap_queue", "move_sm", "overlap_region", "alias_page", "kv_unordered", "onchip_cross_sm",
@@ -79,10 +80,14 @@ def _case(case_id: str, mutation: str, doc: dict, first_step: dict) -> dict:
 
 
 def _trials(doc: dict, violation: dict) -> list[dict]:
-    """Which tasks to hold back, one dict (task id -> spins) per trial."""
+    """Which tasks to hold back, one dict (task id -> spins) per trial; a race shows if any trial
+    shows it. For a reader that may miss a write: each writer of the buffer that its full waits and
+    its queue do not put before it, one at a time (ops read less than the whole buffer, e.g. a SiLU
+    tile reads two gate tiles' columns, so the witness's writer alone may not be one it reads)."""
     witness = violation.get("witness") or {}
-    if "writer" in witness:
-        return [{witness["writer"]: HOLD_SPINS}]
+    if "writer" in witness and "reader" in witness:
+        writers = _unordered_writers(doc, witness["reader"], witness.get("buffer")) or [witness["writer"]]
+        return [{w: HOLD_SPINS} for w in writers[:MAX_TRIALS]]
     if "writers" in witness:
         return [{w: HOLD_SPINS} for w in witness["writers"]]
     if "tasks" in witness and "buffers" in witness:   # a shared page: hold one buffer's readers back
@@ -93,6 +98,32 @@ def _trials(doc: dict, violation: dict) -> list[dict]:
             trials.append({t: HOLD_SPINS for t in readers or group})
         return trials
     return [{}]
+
+
+def _unordered_writers(doc: dict, reader: int, buffer) -> list[int]:
+    """Writers of ``buffer`` that the reader's full waits (threshold = all producers) and queue
+    predecessors do not force before it; partial waits force nothing here, which can only add trials."""
+    producers: dict[int, list[int]] = {}
+    previous: dict[int, int] = {}
+    last_on: dict[int, int] = {}
+    for task in doc["tasks"]:
+        producers.setdefault(task["out_counter"], []).append(task["id"])
+        if task["sm"] in last_on:
+            previous[task["id"]] = last_on[task["sm"]]
+        last_on[task["sm"]] = task["id"]
+    by_id = {t["id"]: t for t in doc["tasks"]}
+    before, stack = set(), [reader]
+    while stack:
+        task = by_id[stack.pop()]
+        preds = [previous[task["id"]]] if task["id"] in previous else []
+        for wait in task["waits"]:
+            made = producers.get(wait["counter"], [])
+            preds += made if wait["threshold"] >= len(made) else []
+        for p in preds:
+            if p not in before:
+                before.add(p)
+                stack.append(p)
+    return [t["id"] for t in doc["tasks"] if buffer in t["outputs"] and t["id"] != reader and t["id"] not in before]
 
 
 def run_cases(model: ModelConfig, found: list[dict], device: str = "cuda", spin_bound: int = SPIN_BOUND,
