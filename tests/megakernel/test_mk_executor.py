@@ -256,3 +256,25 @@ def test_search_ranks_by_measured_gpu_time_where_there_is_one():
     search.history = [fast_estimate, slow_estimate, unmeasured]
     assert search.ranked() == [slow_estimate, unmeasured, fast_estimate]
     assert Search(VM_MODELS["tiny"], ["random"], measure="off").measure is False
+
+
+def test_race_trials_hold_back_each_writer_the_reader_does_not_wait_for():
+    from harness.megakernel import executor_safety
+    from harness.megakernel.lowering import lower
+
+    doc = lower(VM_MODELS["gqa2"], VM_SCHEDULES[1], 1)
+    silu = next(t for t in doc["tasks"] if t["op"] == "SILU_MUL" and t["params"]["n_off"] > 0)
+    gate = silu["inputs"][0]
+    silu["waits"] = []    # (dropping only the gate wait is safe here: the up tiles queue behind the gate tiles)
+    verdict = validate(doc)
+    race = next(v for v in verdict.violations if v["class"] == "raw" and v["witness"]["buffer"] == gate)
+    trials = executor_safety._trials(doc, race)
+    writers = {t["id"] for t in doc["tasks"] if gate in t["outputs"]}
+    held = {task for trial in trials for task in trial}
+    assert all(len(trial) == 1 for trial in trials) and held <= writers and race["witness"]["writer"] in held
+    same_sm_before = {t["id"] for t in doc["tasks"][:silu["id"]] if t["sm"] == silu["sm"]}
+    assert held == writers - same_sm_before   # queue order still puts this SM's own gate tiles first
+    # a tile whose columns this SiLU tile reads is among them, whatever the witness named
+    lo, hi = silu["params"]["n_off"], silu["params"]["n_off"] + silu["params"]["N_tile"]
+    assert any(lo < t["params"]["n_off"] + t["params"]["N_tile"] and t["params"]["n_off"] < hi
+               for t in doc["tasks"] if t["id"] in held)
