@@ -223,7 +223,7 @@ def _blocks(dims: dict, device_type: str) -> dict:
     if device_type != "cuda":   # the interpreter: small blocks, less numpy work
         return {"BLOCK": _pow2(dims["vector"], 16, 64), "BN": 16, "BK": 16, "BD": _pow2(dims["head_dim"], 16, 256),
                 "BL": 16}
-    rows = _pow2(dims["gemv_n"] or 1, 16, 64)
-    return {"BLOCK": _pow2(dims["vector"], 16, 1024), "BN": rows,
-            "BK": min(_pow2(dims["gemv_k"], 16, 1024), 512 if rows == 16 else 256),
+    rows = _pow2(dims["gemv_n"] or 1, 16, 64)   # floors of 128 below: small models share one compile
+    return {"BLOCK": _pow2(dims["vector"], 128, 1024), "BN": rows,
+            "BK": min(_pow2(dims["gemv_k"], 128, 1024), 512 if rows == 16 else 256),
             "BD": _pow2(dims["head_dim"], 16, 256), "BL": 32}

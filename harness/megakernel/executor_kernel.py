@@ -217,7 +217,9 @@ def _run(f, i, rows, fparams, r, op, BLOCK: tl.constexpr, BN: tl.constexpr, BK: 
     elif op == 9:
         _add(f, a0, a1, o0, tl.load(p), BLOCK)
 
-@triton.jit
+# Integer arguments are not specialised: a schedule with another number of counters must not cost
+# a compile of this large kernel.
+@triton.jit(do_not_specialize=["n_counters", "bound"])
 def megakernel(f, i, rows, fparams, queue_start, counters, n_counters, flag, status, bound,
                BLOCK: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, BD: tl.constexpr,
                BL: tl.constexpr, CHECK_EVERY: tl.constexpr):
