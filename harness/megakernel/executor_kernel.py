@@ -187,35 +187,27 @@ def _add(f, a_off, b_off, out_off, n, BLOCK: tl.constexpr):
         tl.store(f + out_off + idx, a + b, mask=m)
 
 @triton.jit
-def _run(f, i, rows, fparams, r, op, BLOCK: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-         BD: tl.constexpr, BL: tl.constexpr):
-    p = rows + r * ROW + C_PARAM
-    a0 = tl.load(rows + r * ROW + C_IN)
-    a1 = tl.load(rows + r * ROW + C_IN + 1)
-    o0 = tl.load(rows + r * ROW + C_OUT)
+def _run(f, i, op, n_in, a0, a1, a2, o0, p0, p1, p2, p3, p4, p5, f0, BLOCK: tl.constexpr, BN: tl.constexpr,
+         BK: tl.constexpr, BD: tl.constexpr, BL: tl.constexpr):
     if op == 1:
-        _embed(f, i, a0, a1, o0, tl.load(p), tl.load(p + 1), BLOCK)
+        _embed(f, i, a0, a1, o0, p0, p1, BLOCK)
     elif op == 2:
-        _rmsnorm(f, a0, a1, o0, tl.load(p), tl.load(fparams + r * NUM_FPARAMS), BLOCK)
+        _rmsnorm(f, a0, a1, o0, p0, f0, BLOCK)
     elif op == 3:
-        n_in = tl.load(rows + r * ROW + C_NIN)
-        a2 = tl.load(rows + r * ROW + C_IN + 2)
-        _gemv(f, a0, a1, a2, o0, tl.load(p), tl.load(p + 1), tl.load(p + 2), n_in == 3, BN, BK)
+        _gemv(f, a0, a1, a2, o0, p0, p1, p2, n_in == 3, BN, BK)
     elif op == 4:
-        _rope(f, a0, o0, tl.load(p), tl.load(p + 1), tl.load(p + 2), tl.load(fparams + r * NUM_FPARAMS),
-              BLOCK)
+        _rope(f, a0, o0, p0, p1, p2, f0, BLOCK)
     elif op == 5:
-        _kv_append(f, a0, o0, tl.load(p), tl.load(p + 1), tl.load(p + 2), BLOCK)
+        _kv_append(f, a0, o0, p0, p1, p2, BLOCK)
     elif op == 6:
-        a2 = tl.load(rows + r * ROW + C_IN + 2)
-        _attention(f, a0, a1, a2, o0, tl.load(p), tl.load(p + 1), tl.load(p + 2), tl.load(p + 3),
-                   tl.load(p + 4), tl.load(p + 5), tl.load(fparams + r * NUM_FPARAMS), BD, BL)
+        _attention(f, a0, a1, a2, o0, p0, p1, p2, p3, p4, p5, f0, BD, BL)
     elif op == 7:
-        _silu_mul(f, a0, a1, o0, tl.load(p), tl.load(p + 1), BLOCK)
+        _silu_mul(f, a0, a1, o0, p0, p1, BLOCK)
     elif op == 8:
-        _argmax(f, i, a0, o0, tl.load(p), BLOCK)
+        _argmax(f, i, a0, o0, p0, BLOCK)
     elif op == 9:
-        _add(f, a0, a1, o0, tl.load(p), BLOCK)
+        _add(f, a0, a1, o0, p0, BLOCK)
+
 
 # Integer arguments are not specialised: a schedule with another number of counters must not cost
 # a compile of this large kernel.
@@ -229,8 +221,16 @@ def megakernel(f, i, rows, fparams, queue_start, counters, n_counters, flag, sta
     ok = 1
     stuck, stuck_counter, stuck_seen = -1, -1, -1
     while (r < end) & (ok == 1):
+        # Every field the task needs, loaded up front: independent loads, one round trip together,
+        # in flight while the waits spin.
         base = rows + r * ROW
-        n_waits = tl.load(base + C_NWAITS)
+        op, n_in, n_waits = tl.load(base + C_OP), tl.load(base + C_NIN), tl.load(base + C_NWAITS)
+        out_counter, delay, task_id = tl.load(base + C_COUNTER), tl.load(base + C_DELAY), tl.load(base + C_ID)
+        a0, a1, a2 = tl.load(base + C_IN), tl.load(base + C_IN + 1), tl.load(base + C_IN + 2)
+        o0 = tl.load(base + C_OUT)
+        p0, p1, p2 = tl.load(base + C_PARAM), tl.load(base + C_PARAM + 1), tl.load(base + C_PARAM + 2)
+        p3, p4, p5 = tl.load(base + C_PARAM + 3), tl.load(base + C_PARAM + 4), tl.load(base + C_PARAM + 5)
+        f0 = tl.load(fparams + r * NUM_FPARAMS)
         w = 0
         while (w < n_waits) & (ok == 1):
             counter = tl.load(base + C_WAIT_COUNTER + w)
@@ -238,18 +238,17 @@ def megakernel(f, i, rows, fparams, queue_start, counters, n_counters, flag, sta
             seen = _wait(counters, flag, counter, target, bound, CHECK_EVERY)
             if seen < target:
                 ok = 0
-                stuck = tl.load(base + C_ID).to(tl.int32)
+                stuck = task_id.to(tl.int32)
                 stuck_counter = counter.to(tl.int32)
                 stuck_seen = seen
             w += 1
         tl.debug_barrier()   # the waits' acquire (one thread) comes before every thread's reads
         if ok == 1:
-            delay = tl.load(base + C_DELAY)
             if delay > 0:
                 _hold(flag, delay)
-            _run(f, i, rows, fparams, r, tl.load(base + C_OP), BLOCK, BN, BK, BD, BL)
+            _run(f, i, op, n_in, a0, a1, a2, o0, p0, p1, p2, p3, p4, p5, f0, BLOCK, BN, BK, BD, BL)
             tl.debug_barrier()   # every thread's writes happen before the one signalling thread's release
-            tl.atomic_add(counters + tl.load(base + C_COUNTER), 1, sem="release", scope="gpu")
+            tl.atomic_add(counters + out_counter, 1, sem="release", scope="gpu")
             r += 1
     if ok == 0:
         tl.atomic_xchg(flag, 1, sem="relaxed", scope="gpu")
