@@ -13,7 +13,8 @@ the same key are kept and skipped, so a run cut short resumes where it stopped (
 them). Needs a CUDA GPU (about 14 GB of memory for the 1B-class rows).
 
 Rows: the 12 suite configurations; ``1b-suite`` (the suite's 1B-class schedule, 128-wide tiles);
-``1b-wide`` (16-wide GEMV tiles, so every projection has at least 128 tiles for 132 SMs); ``1b-sweep``
+``1b-wide`` (16-wide GEMV tiles, so every projection has at least 128 tiles for 132 SMs); ``1b-mid``
+(32-wide tiles: half the tasks, half the tiles on the narrowest projections); ``1b-sweep``
 (the wide schedule's megakernel alone under a few GEMV block shapes).
 
 Usage: python bench/megakernel_gpu.py --out RESULTS.json [--skip-1b] [--only-1b] [--no-sweep] [--steps 8]
@@ -58,7 +59,8 @@ def large_schedules(sms: int) -> dict:
     wide = ScheduleConfig(num_sms=132, gemv_tile=16, lm_head_tile=1024, silu_tile=1024, attn_heads_per_task=1,
                           sm_policy="round_robin")
     return {"suite": replace(LARGEST, num_sms=min(LARGEST.num_sms, sms)),
-            "wide": replace(wide, num_sms=min(wide.num_sms, sms))}
+            "wide": replace(wide, num_sms=min(wide.num_sms, sms)),
+            "mid": replace(wide, num_sms=min(wide.num_sms, sms), gemv_tile=32)}
 
 
 def large_row(which: str, steps: int, budget_s: float, weights: dict) -> dict:
@@ -192,7 +194,7 @@ def main() -> int:
             big.setdefault("w", device_weights(PRESETS["llama-1b"], seed=0))
             return big["w"]
 
-        for which in ("suite", "wide"):
+        for which in ("suite", "wide", "mid"):
             jobs.append((f"llama-1b/{which}", lambda which=which: large_row(which, min(args.steps, 6), args.budget_s,
                                                                              weights())))
         if not args.no_sweep:
