@@ -22,10 +22,11 @@ from harness.megakernel.executor_pack import ExecutorError, pack  # noqa: E402
 from harness.megakernel.suite import VM_MODELS, VM_SCHEDULES  # noqa: E402
 from harness.megakernel.validator import validate  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    __import__("os").environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
-    reason="needs TRITON_INTERPRET=1 (CPU) or a GPU")
-DEVICE = "cuda" if torch.cuda.is_available() and __import__("os").environ.get("TRITON_INTERPRET") != "1" else "cpu"
+# Some of these orders only hold in the interpreter (programs one after another); on a GPU the same
+# schedules race. The GPU's own tests are in test_mk_executor_gpu.py.
+pytestmark = pytest.mark.skipif(__import__("os").environ.get("TRITON_INTERPRET") != "1",
+                                reason="runs in Triton's interpreter: set TRITON_INTERPRET=1")
+DEVICE = "cpu"
 AMK = Path("/work/shared/megakernel/amk_samples")
 
 
