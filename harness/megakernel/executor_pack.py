@@ -158,7 +158,7 @@ def _place_pages(layout: Layout, doc: dict, page_of: dict, page_space: dict, pro
     """Buffers bound to one page share its memory: that is what makes a page race real."""
     members: dict[int, list[dict]] = {}
     for buf in doc["buffers"]:
-        if buf["id"] in page_of:
+        if buf["id"] in page_of and buf["id"] not in layout.offset:   # read-only and cache buffers keep their own
             members.setdefault(page_of[buf["id"]], []).append(buf)
     for page, bufs in sorted(members.items()):
         if any(b["dtype"] != F32 for b in bufs):

@@ -279,3 +279,45 @@ def test_race_trials_hold_back_each_writer_the_reader_does_not_wait_for():
     lo, hi = silu["params"]["n_off"], silu["params"]["n_off"] + silu["params"]["N_tile"]
     assert any(lo < t["params"]["n_off"] + t["params"]["N_tile"] and t["params"]["n_off"] < hi
                for t in doc["tasks"] if t["id"] in held)
+
+
+def test_packing_any_runnable_schedule_either_works_or_names_what_it_cannot_run():
+    """Mutants of lowerings (every fault class) and random schedules: whatever the validator does not
+    call structural packs, or fails with ExecutorError (the random ones use a placeholder op with no
+    device code); every operand of every packed row lies inside its arena."""
+    import copy
+    import random
+
+    from harness.megakernel.executor_pack import C_IN, C_NIN, C_OUT, I32
+    from harness.megakernel.lowering import lower
+    from harness.megakernel.mutations import MUTATIONS
+    from harness.megakernel.randdag import random_schedule
+
+    base = lower(VM_MODELS["gqa2"], VM_SCHEDULES[3], 2)
+    docs = []
+    for index, name in enumerate(sorted(MUTATIONS)):
+        for seed in range(3):
+            doc = copy.deepcopy(base)
+            if MUTATIONS[name](doc, random.Random(seed * 31 + index)):
+                docs.append(doc)
+    docs += [random_schedule(random.Random(seed)) for seed in range(40)]
+    packed_count = 0
+    for doc in docs:
+        if validate(doc).family == "structural":
+            continue
+        try:
+            packed = pack(doc)
+        except ExecutorError as error:
+            assert "has no device code" in str(error) or "dtype" in str(error), error
+            continue
+        packed_count += 1
+        sizes = {"F32": packed.layout.f32_size, I32: packed.layout.i32_size}
+        dtype = {b["id"]: b["dtype"] for b in doc["buffers"]}
+        by_id = {t["id"]: t for t in doc["tasks"]}
+        for row, tid in zip(packed.rows, packed.task_ids):
+            task = by_id[tid]
+            assert row[C_NIN] == len(task["inputs"])
+            for column, buffer in [(C_IN + j, b) for j, b in enumerate(task["inputs"])] + \
+                                  [(C_OUT + j, b) for j, b in enumerate(task["outputs"])]:
+                assert 0 <= row[column] < sizes[dtype[buffer]]
+    assert packed_count > 30
