@@ -101,11 +101,14 @@ def _params(model: ModelConfig) -> int:
 
 
 def _gpu_present() -> bool:
+    """A GPU whose time means something: not under Triton's interpreter."""
+    import os
+
     try:
         import torch
     except ImportError:
         return False
-    return torch.cuda.is_available()
+    return torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
 
 
 class Search:
