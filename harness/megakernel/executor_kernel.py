@@ -165,17 +165,20 @@ def _silu_mul(f, g_off, u_off, out_off, lo, width, BLOCK: tl.constexpr):
 
 @triton.jit
 def _argmax(f, i, x_off, out_off, vocab, BLOCK: tl.constexpr):
-    best = tl.max(tl.full([BLOCK], float("-inf"), tl.float32), axis=0)
-    where = tl.sum(tl.zeros([BLOCK], tl.int32), axis=0)
+    # Each lane keeps its own best across blocks (no reduction inside the loop: the lm head's vocab
+    # is 128k wide); strict ">" keeps a lane's first maximum, the final min keeps the first overall,
+    # as torch.argmax does.
+    best = tl.full([BLOCK], float("-inf"), tl.float32)
+    where = tl.zeros([BLOCK], tl.int32)
     for start in range(0, vocab, BLOCK):
         idx = start + tl.arange(0, BLOCK)
         x = tl.load(f + x_off + idx, mask=idx < vocab, other=float("-inf"), cache_modifier=".cg")
-        top = tl.max(x, axis=0)
-        first = tl.min(tl.where(x == top, idx, vocab), axis=0).to(tl.int32)
-        better = top > best
-        where = tl.where(better, first, where)
-        best = tl.where(better, top, best)
-    tl.store(i + out_off, where)
+        better = x > best
+        where = tl.where(better, idx.to(tl.int32), where)
+        best = tl.where(better, x, best)
+    top = tl.max(best, axis=0)
+    tl.store(i + out_off, tl.min(tl.where(best == top, where, 2147483647), axis=0))
+
 
 @triton.jit
 def _add(f, a_off, b_off, out_off, n, BLOCK: tl.constexpr):

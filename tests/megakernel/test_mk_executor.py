@@ -321,3 +321,17 @@ def test_packing_any_runnable_schedule_either_works_or_names_what_it_cannot_run(
                                   [(C_OUT + j, b) for j, b in enumerate(task["outputs"])]:
                 assert 0 <= row[column] < sizes[dtype[buffer]]
     assert packed_count > 30
+
+
+def test_argmax_takes_the_first_maximum_across_blocks_as_torch_does():
+    n = 40   # several of the interpreter's 16-wide blocks
+    b = ScheduleBuilder({"name": "t", "num_sms": 1})
+    x = b.buffer("x", "IO_INPUT", [1, n])
+    out = b.buffer("next_token", "IO_OUTPUT", [1], dtype="I32")
+    b.task("SAMPLE_ARGMAX", [x], [out], b.counter(), params={"vocab": n})
+    prepared = Megakernel({}, DEVICE, spin_bound=8).prepare(b.doc)
+    values = torch.randn(n, generator=torch.Generator().manual_seed(0))
+    for ties in ((7, 33), (33, 39), (3,)):
+        v = values.clone()
+        v[list(ties)] = v.max() + 1
+        assert int(prepared.step({"x": v}).outputs["next_token"][0]) == int(v.argmax()) == ties[0]
