@@ -136,6 +136,7 @@ class Prepared:
     def __init__(self, mk: Megakernel, packed: Packed, verdict):
         torch, device = mk.torch, mk.device
         self.mk, self.packed, self.verdict = mk, packed, verdict
+        self.arena = mk.f32        # the arena its offsets index: another layout's prepare replaces it
         self.position = (packed.meta or {}).get("position")
         self.rows = torch.tensor(packed.rows or [[0]], dtype=torch.int64, device=device).reshape(-1)
         self.fparams = torch.tensor(packed.fparams or [[0.0]], dtype=torch.float32, device=device).reshape(-1)
@@ -168,6 +169,9 @@ class Prepared:
         """One launch, asynchronous (what the benchmark times)."""
         from harness.megakernel.executor_kernel import megakernel
 
+        if self.mk.f32 is not self.arena:
+            raise ExecutorError("this prepared schedule's buffer layout is no longer loaded (a schedule with "
+                                "another layout was prepared since); prepare it again")
         b = self.blocks
         megakernel[(self.packed.programs,)](
             self.mk.f32, self.mk.i32, self.rows, self.fparams, self.queue_start, self.counters,

@@ -351,3 +351,13 @@ def test_a_schedule_in_amk_ir_runs_after_import_like_the_same_schedule_in_ours()
     theirs = mk.prepare(amk).step({"token": 3})
     assert ours.ok and theirs.ok and torch.equal(ours.logits(), theirs.logits())
     assert not torch.isnan(theirs.logits()).any()
+
+
+def test_a_prepared_schedule_refuses_to_launch_on_another_layout():
+    mk = Megakernel({}, DEVICE, spin_bound=16)
+    first = mk.prepare(chain())
+    mk.prepare(chain(space="SMEM", reader_sm=0))     # another layout: per-SM copies of y
+    with pytest.raises(ExecutorError, match="prepare it again"):
+        first.step({"x": [1.0, 2.0, 3.0, 4.0]})
+    again = mk.prepare(chain())
+    assert again.step({"x": [1.0, 2.0, 3.0, 4.0]}).outputs["z"].tolist() == [[4.0, 8.0, 12.0, 16.0]]
