@@ -191,7 +191,8 @@ def main() -> int:
             from harness.megakernel.configs import PRESETS
             from harness.megakernel.executor_check import device_weights
 
-            big.setdefault("w", device_weights(PRESETS["llama-1b"], seed=0))
+            if "w" not in big:
+                big["w"] = device_weights(PRESETS["llama-1b"], seed=0)
             return big["w"]
 
         for which in ("suite", "wide", "mid"):
