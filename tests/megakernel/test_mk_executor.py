@@ -361,3 +361,19 @@ def test_a_prepared_schedule_refuses_to_launch_on_another_layout():
         first.step({"x": [1.0, 2.0, 3.0, 4.0]})
     again = mk.prepare(chain())
     assert again.step({"x": [1.0, 2.0, 3.0, 4.0]}).outputs["z"].tolist() == [[4.0, 8.0, 12.0, 16.0]]
+
+
+def test_the_demonstration_counts_each_claim_and_keeps_region_only_races_apart():
+    from harness.megakernel.executor_safety import summarize
+
+    def o(outcome, accepted=False, family=None, cls=None, case="x"):
+        return {"id": case, "accepted": accepted, "family": family, "cls": cls, "outcome": outcome}
+
+    s = summarize([o("right", True, case="a"), o("wrong", True, case="b"), o("deadlock", family="deadlock", cls="cycle"),
+                   o("right", family="deadlock", cls="self_wait"), o("wrong", family="race", cls="raw"),
+                   o("right", family="race", cls="first_k_of_n"), o("right", family="race", cls="waw", case="w")])
+    assert (s["accepted"], s["accepted_right"]) == (2, 1)
+    assert (s["deadlock_rejects"], s["deadlock_flagged"]) == (2, 1)
+    assert (s["race_rejects"], s["race_shown"]) == (2, 1)
+    assert s["other_race_rejects"] == {"w": "right"}
+    assert s["by_verdict"]["accepted"] == {"right": 1, "wrong": 1}
