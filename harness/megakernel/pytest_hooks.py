@@ -76,7 +76,7 @@ def pytest_sessionfinish(session):
             summary.update(pickle.loads(path.read_bytes())[0])
     for path in parts:
         path.unlink(missing_ok=True)
-    if any(key in summary for key in ("corpus", "throughput", "vm", "search")):
+    if any(key in summary for key in ("corpus", "throughput", "vm", "search", "executor")):
         records.write_summary(summary, _output(config, "mk_summary", DEFAULT_SUMMARY))
         records.write_run(summary, _output(config, "runs_dir", "results/runs"))
 

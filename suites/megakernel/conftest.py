@@ -40,3 +40,9 @@ def mk_vm(request):
 @pytest.fixture(scope="session")
 def mk_search(request):
     return _shared(request.config, "search", suite.search_part)[1]
+
+
+@pytest.fixture(scope="session")
+def mk_executor(request):
+    return _shared(request.config, "executor", suite.executor_part)[1]
+
