@@ -41,7 +41,7 @@ def cuda_timer(environ=os.environ) -> str:
 
 
 class Runner:
-    def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "results/runs", *,
+    def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "runs", *,
                  generator_options: dict | None = None, suite: str = "kernelbench", run_id: str | None = None,
                  run_file: str | Path | None = None, resume: bool = False, budget: Budget | None = None,
                  run_budget: Budget | None = None, log: Callable[[str], None] = print, extra_config: dict | None = None):
