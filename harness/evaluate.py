@@ -340,7 +340,7 @@ def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -
 # The compile baseline's load (inductor's imports, about 7.5 s on the H200) and compile are long and
 # untimed: the workers of the next problem's candidate, eager and compile sessions start beside
 # them, so that neither of the next two sessions waits before its timing for a worker of its own to
-# start (about 4 s each on the H200, docs/MEASUREMENTS.md, "eleventh look").
+# start (about 4 s each on the H200).
 SPARES_AHEAD_OF_COMPILE = 3
 
 # torch.compile compiles at the first call. A whole Level 3 network (DenseNet201, Swin V2) takes

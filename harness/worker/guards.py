@@ -152,7 +152,7 @@ class Guards:
         torch.compile baselines, the reference and inductor generators) makes all of /proc writable,
         so that inductor's compile subprocesses can set up CUDA: cuInit names its threads through
         /proc/<pid>/task/<tid>/comm, and a Landlock rule can name only the pids that exist when it is
-        made (2026-12-06, bench/sandbox_cuda_probe.py). Untrusted code never gets it; its compiles
+        made. Untrusted code never gets it; its compiles
         run in-process (judge.WorkerSession._environment)."""
         from harness.worker import audit, sandbox
 
