@@ -60,6 +60,7 @@ def load_problem(path: str | Path, size: str = "full", level: int | None = None,
         raise UserError(f"problem file {path} does not exist")
     text = path.read_text()
     metadata = read_metadata(text, path)
+    _check_required(text, path)
     level = level if level is not None else _level_from_path(path)
     number, name = _number_and_name(path.stem)
     problem = Problem(
@@ -89,6 +90,27 @@ def read_metadata(text: str, where: Any = "problem") -> dict[str, Any]:
     return found
 
 
+REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+
+
+def _check_required(text: str, where: Any) -> None:
+    """A problem defines Model, get_inputs and get_init_inputs at module level; said before any
+    attempt to run or shrink it, so that the error names what is missing."""
+    defined: set[str] = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    missing = [name for name in REQUIRED if name not in defined]
+    if missing:
+        raise UserError(f"{where}: a problem must define {', '.join(REQUIRED)} at module level; it has no "
+                        f"{' and no '.join(missing)} (docs/INTERFACES.md, section 1)")
+
+
 def _make_small(problem: Problem) -> None:
     if problem.small:
         problem.source = sizes.apply_overrides(problem.source, problem.small, str(problem.path))
@@ -107,6 +129,8 @@ def shrink_to_small(source: str, where: str, max_elements: int = 1 << 21) -> tup
         candidate = sizes.apply_overrides(source, overrides, where)
         try:
             elements = _reference_elements(candidate)
+        except UserError:
+            raise
         except Exception as error:  # the shrunk file may not run at all; try the next factor
             last_error = f"{type(error).__name__}: {error}"
             continue
