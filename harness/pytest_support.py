@@ -58,7 +58,7 @@ def skip_reason(config, suite: str) -> str | None:
         raise pytest.UsageError(f"crucible: {error}") from None
     if suite in suites:
         return None
-    return f"--generator {named} writes candidates for the {', '.join(suites)} suite(s), not {suite}"
+    return f"--generator {named} writes candidates for {' and '.join(suites)}, not for the {suite} suite"
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def generator_suites(name: str) -> tuple[str, ...]:
 def check_applies(name: str, suite: str) -> None:
     suites = generator_suites(name)
     if suite not in suites:
-        raise PluginError(f"generator {name!r} writes candidates for the {', '.join(suites)} suite(s), not {suite}; "
+        raise PluginError(f"generator {name!r} writes candidates for {' and '.join(suites)}, not for the {suite} suite; "
                           f"run it with pytest suites/{suites[0]} --generator {name}")
 
 
