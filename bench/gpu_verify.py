@@ -44,6 +44,9 @@ STAGES = (
     Stage("multi-gpu", ("{python}", "bench/multi_gpu.py", "--out", "{out}/runs/multi-gpu"), 420, 180, min_gpus=2),
     Stage("builtin-gpu", ("{python}", "bench/builtin_gpu.py", "suites/kernelbench/level1", "--budget-s", "300"), 360, 120),
     Stage("megakernel", ("{python}", "bench/megakernel_bench.py", "--skip-corpus"), 180),
+    # resumable by itself: `--redo speed-sweep` with the same --out goes on where it stopped
+    Stage("speed-sweep", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
+                          "--runs-dir", "{out}/runs/speed-sweep", "--limit-s", "480"), 540, 180),
 )
 FINISHED = ("passed", "failed")
 

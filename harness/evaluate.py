@@ -13,11 +13,13 @@ from statistics import median
 from typing import Any
 
 from harness import checks, seeds, sol, stats
+from harness.alternation import CANDIDATE
+from harness.baseline_workers import CONTROL, BaselineWorkers, baseline_options, baseline_source
 from harness.judge import READY_TIMEOUT_S, WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
 from harness.problem import Problem
 from harness.reference import ReferenceEnv, clone_inputs, inputs_equal, second_look
 from harness.results import utc_now
-from harness.timing import LARGE_SET_BYTES, TimingPlan, release_cache, run_timing
+from harness.timing import LARGE_SET_BYTES, TimingPlan, release_cache, run_alternating
 
 # A measured time this far under the speed-of-light floor is impossible even allowing for error in
 # the measured peaks (a kernel can beat a measured copy bandwidth by a few percent, not by 10%).
@@ -40,6 +42,7 @@ class EvalOptions:
     plan: TimingPlan = field(default_factory=TimingPlan)
     secret: int | None = None
     gpu_index: int | None = None
+    timing_control: bool = False            # a second eager worker in the rounds: the timer's A/A check
 
     def with_compile(self) -> bool:
         return self.compile_baseline == "on" or (self.compile_baseline == "auto" and self.device == "cuda")
@@ -56,7 +59,7 @@ class EvalCache:
     def __init__(self, secret: int | None = None):
         self.secret = secret if secret is not None else seeds.new_secret()
         self.envs: dict[tuple, ReferenceEnv] = {}
-        self.baselines: dict[tuple, dict] = {}
+        self.baselines = BaselineWorkers()   # the problem's eager and compile workers, kept across its candidates
         self.degenerate: dict[tuple, list[str]] = {}
         self._peaks: dict[str, dict] = {}
 
@@ -71,6 +74,7 @@ class EvalCache:
         """Drop the reference models and hand cached GPU memory back, so that the next problem (or
         another process sharing the GPU) finds it free."""
         had_cuda = any(key[2] == "cuda" for key in self.envs)
+        self.baselines.close()
         self.envs.clear()
         if had_cuda:
             import gc
@@ -88,21 +92,6 @@ class EvalCache:
         return self._peaks[device]
 
 
-def eager_source(problem: Problem) -> str:
-    return problem.source + "\n\nModelNew = Model\n"
-
-
-def compile_source(problem: Problem) -> str:
-    return problem.source + (
-        "\n\nclass ModelNew(Model):\n"
-        "    def __init__(self, *args, **kwargs):\n"
-        "        super().__init__(*args, **kwargs)\n"
-        "        self._compiled_forward = torch.compile(Model.forward.__get__(self))\n\n"
-        "    def forward(self, *args):\n"
-        "        return self._compiled_forward(*args)\n"
-    )
-
-
 def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache | None = None, *,
              identity: dict | None = None, baseline: bool = False, profile: bool = False) -> dict:
     """Judge ``source`` on ``problem``; return a result record (see docs/INTERFACES.md §5)."""
@@ -118,7 +107,7 @@ def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache 
     record["phases_s"] = {"reference": round(time.perf_counter() - env_started, 3)}
     verdict = judge_candidate(env, source, opts, cache, timing=opts.timing, profile=profile, trusted=baseline)
     record["phases_s"]["candidate"] = verdict.pop("phases_s")
-    record.update({k: v for k, v in verdict.items() if k not in ("timing", "overheads")})
+    record.update({k: v for k, v in verdict.items() if k not in ("timing", "overheads", "baseline_failures")})
     if verdict["status"] == "ok" and verdict.get("timing") is not None:
         _add_speed(record, verdict, problem, env, opts, cache, baseline)
     _add_integrity_flags(record, verdict, cache, problem, opts, baseline)
@@ -154,6 +143,7 @@ def _skeleton(problem: Problem, source: str, opts: EvalOptions, identity: dict) 
         "candidate_sha": Candidate(source).sha, "status": None, "correct": False, "reason": "",
         "flags": [], "remarks": [], "device": opts.device, "precision": opts.precision, "size": opts.size,
         "candidate_ms": None, "eager_ms": None, "compile_ms": None, "speedup": None, "speedup_compile": None,
+        "speedup_ci": None, "speedup_compile_ci": None, "speed_verdict": None, "speed_verdict_compile": None,
         "flops": None, "conv_flops": None, "bytes": None, "sol_ms": None, "sol_fraction": None,
         "flag_floor_ms": None, "excluded": problem.exclude,
         "candidate_source": source,
@@ -197,6 +187,11 @@ def judge_candidate(env: ReferenceEnv, source: str, opts: EvalOptions, cache: Ev
     trusted session starts for the sessions after it (judge.WorkerSession)."""
     rng = random.Random(seeds.mixed(7, cache.secret, "sample"))
     laps = Laps()
+    if timing and opts.device == "cuda":
+        # Started before the candidate's worker, so that all of them start up together; on the CPU
+        # only once the candidate is known to be timed (Triton kernels in the interpreter are not).
+        cache.baselines.start(env, baseline_kinds(opts), opts)
+        spares_ahead = max(spares_ahead, 1 + len(baseline_kinds(opts)))
     with WorkerSession(opts.device, opts.limits, opts.gpu_index, trusted=trusted, spares_ahead=spares_ahead) as session:
         laps.lap("spawn" if not session.adopted_spare else "adopt")
         try:
@@ -236,13 +231,9 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
     if timing and opts.device == "cpu" and launches:
         verdict.setdefault("remarks", []).append("speed_not_measured: Triton kernels ran in the CPU interpreter")
     elif timing:
-        settle_spare_workers()
-        outcome = run_timing(session, env, opts.plan, opts.tol(), rng, opts.limits.timing_batch_s)
-        if outcome.failure:
-            status, reason = outcome.failure
-            return {"status": status, "reason": reason, "worker_output": session.output_tail()}
-        verdict["timing"] = outcome
-        laps.lap("timing")
+        failure = _time_in_alternation(session, env, opts, cache, rng, trusted, verdict, laps)
+        if failure:
+            return failure
     if opts.device == "cuda" and not launches and not trusted:
         profile = True  # load_inline kernels are only visible in the profile's kernel names
     if profile:
@@ -250,6 +241,52 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
                                 opts.limits.timing_batch_s, "profile")
         verdict["profile"] = reply.get("profile", [])
         laps.lap("profile")
+    return verdict
+
+
+def baseline_kinds(opts: EvalOptions) -> list[str]:
+    """The baselines timed with the candidate; ``eager_control``, a second eager worker, where the
+    timing control is on (an A/A check of the timer, harness.baseline_workers.CONTROL)."""
+    return ["eager"] + (["compile"] if opts.with_compile() else []) + ([CONTROL] if opts.timing_control else [])
+
+
+def _time_in_alternation(session, env, opts, cache, rng, trusted, verdict, laps: Laps) -> dict | None:
+    """Time the candidate in alternation with the problem's baselines (harness.alternation); the
+    baselines' workers are started, loaded and checked once per problem (BaselineWorkers)."""
+    ready = cache.baselines.ready(env, baseline_kinds(opts), opts, lambda worker, kind: _check_baseline(worker, kind, env, opts, cache))
+    laps.lap("baselines")
+    settle_spare_workers()
+    from harness.placement import timing_cpus
+
+    alternation = run_alternating({CANDIDATE: session, **ready}, env, opts.plan, opts.tol(), rng,
+                                  opts.limits.timing_batch_s, paused=set() if trusted else {CANDIDATE},
+                                  cpus=timing_cpus(opts.device, opts.gpu_index))
+    laps.lap("timing")
+    if alternation.outcomes[CANDIDATE].failure:
+        status, reason = alternation.outcomes[CANDIDATE].failure
+        return {"status": status, "reason": reason, "worker_output": session.output_tail()}
+    failures = cache.baselines.failures_for(baseline_kinds(opts))
+    for kind, (status, reason) in alternation.rounds.failed.items():
+        # Its worker may be in any state: closed, and a new one for the problem's next candidate.
+        failures[kind] = cache.baselines.drop(kind, status, reason, remember=False)
+    verdict["timing"] = alternation
+    verdict["baseline_failures"] = failures
+    return None
+
+
+def _check_baseline(worker: WorkerSession, kind: str, env, opts: EvalOptions, cache: EvalCache) -> dict:
+    """Load a baseline in its worker and check it once, like a candidate: its verdict (``ok`` or why
+    not), with the seconds each phase took under ``phases_s``."""
+    opts = baseline_options(opts, kind)
+    laps = Laps()
+    try:
+        worker.wait_ready(max(opts.limits.load_s, READY_TIMEOUT_S), "load")
+        laps.lap("ready")
+        verdict = _judge_in(worker, env, baseline_source(env.problem, kind), opts, cache, False, 1, False,
+                            random.Random(0), True, laps)
+    except WorkerFailure as failure:
+        verdict = {"status": failure.status, "reason": failure.reason, "worker_output": worker.output_tail()}
+    verdict["phases_s"] = laps.seconds
     return verdict
 
 
@@ -311,81 +348,74 @@ def _recheck_remark(what: str, tally: dict) -> str:
             f"(the candidate's largest error there: {tally['max_abs_err']:.3g})")
 
 
-def baseline(problem: Problem, kind: str, opts: EvalOptions, cache: EvalCache) -> dict:
-    """Eager or torch.compile timing of the reference, measured like a candidate, once per run."""
-    key = (problem.id, problem.source_sha, kind, opts.device, opts.precision)
-    if key not in cache.baselines:
-        source = eager_source(problem) if kind == "eager" else compile_source(problem)
-        env = cache.env(problem, opts)
-        ahead = 1
-        if kind == "compile":
-            opts = _with_compile_time(opts)
-            ahead = SPARES_AHEAD_OF_COMPILE
-        verdict = judge_candidate(env, source, opts, cache, timing=True, trials=1, trusted=True, spares_ahead=ahead)
-        timing = verdict.get("timing")
-        summary = timing.summary() if timing else None
-        cache.baselines[key] = {
-            "kind": kind, "status": verdict["status"], "reason": verdict.get("reason", ""),
-            "stats": summary.to_dict() if summary else None,
-            "overhead_ms": median(timing.overhead_ms) if timing and timing.overhead_ms else None,
-            "calls_with_malloc": timing.calls_with_malloc if timing else 0,
-            "calls_with_retry": timing.calls_with_retry if timing else 0,
-            "phases_s": verdict["phases_s"],  # taken by the first record that uses this baseline
-            "worker_output": verdict.get("worker_output") or "",
-            "traceback": verdict.get("traceback") or "",
-        }
-    return cache.baselines[key]
-
-
-# The compile baseline's load (inductor's imports, about 7.5 s on the H200) and compile are long and
-# untimed: the workers of the next problem's candidate, eager and compile sessions start beside
-# them, so that neither of the next two sessions waits before its timing for a worker of its own to
-# start (about 4 s each on the H200).
-SPARES_AHEAD_OF_COMPILE = 3
-
-# torch.compile compiles at the first call. A whole Level 3 network (DenseNet201, Swin V2) takes
-# inductor minutes there, past the first-call limit meant for candidates; the baseline is the
-# harness's own code, so it gets this long.
-COMPILE_FIRST_CALL_S = 900.0
-
-
-def _with_compile_time(opts: EvalOptions) -> EvalOptions:
-    from dataclasses import replace
-
-    limits = replace(opts.limits, first_call_s=max(opts.limits.first_call_s, COMPILE_FIRST_CALL_S))
-    return replace(opts, limits=limits)
-
-
 def _add_speed(record, verdict, problem, env, opts, cache, is_baseline) -> None:
-    summary = verdict["timing"].summary()
+    alternation = verdict["timing"]
+    timing = alternation.outcomes[CANDIDATE]
+    summary = timing.summary()
     if summary is None:
         return
     record.update(candidate_ms=summary.median_ms, candidate_ms_iqr=summary.iqr_ms,
                   candidate_ms_ci=[summary.ci_low_ms, summary.ci_high_ms], candidate_n=summary.n,
-                  timed_input_sets=verdict["timing"].sets, timed_outputs_checked=verdict["timing"].checked)
-    _note_mallocs(record, "candidate", verdict["timing"].calls_with_malloc, summary.n, verdict["timing"].calls_with_retry)
-    rechecked = verdict["timing"].rechecked
+                  timed_input_sets=timing.sets, timed_outputs_checked=timing.checked)
+    _note_mallocs(record, "candidate", timing.calls_with_malloc, summary.n, timing.calls_with_retry)
+    rechecked = timing.rechecked
     if rechecked.get("passed"):
         record["remarks"].append(_recheck_remark(f"{rechecked['passed']} checked timed output(s)", rechecked))
-    kinds = ["eager"] + (["compile"] if opts.with_compile() else [])
-    for kind in kinds:
-        result = baseline(problem, kind, opts, cache)
-        spent = result.pop("phases_s", None)
+    rounds = alternation.rounds
+    record.update(speedup_n=rounds.rounds, speed_stop=rounds.stopped, timing_cpus=alternation.cpus)
+    failures = verdict.get("baseline_failures", {})
+    for kind in baseline_kinds(opts):
+        spent = cache.baselines.take_phases(kind)
         if spent is not None:
             record.setdefault("phases_s", {})[kind] = spent
-        if result["stats"]:
-            base = result["stats"]
-            record.update({f"{kind}_ms": base["median_ms"], f"{kind}_ms_iqr": base["iqr_ms"],
-                           f"{kind}_ms_ci": [base["ci_low_ms"], base["ci_high_ms"]], f"{kind}_n": base["n"]})
-            _note_mallocs(record, kind, result.get("calls_with_malloc", 0), base["n"], result.get("calls_with_retry", 0))
-        else:
-            record["remarks"].append(f"{kind}_baseline_failed: {result['status']}: {result['reason'][:200]}")
-            # The remark's 200 characters name the error; what caused it (an inductor subprocess's
-            # traceback, say) is at the end of the reason, kept whole enough to diagnose from the record.
-            record.setdefault("baseline_errors", {})[kind] = _bounded_reason(result["reason"], result.get("worker_output"),
-                                                                            result.get("traceback"))
-    record["speedup"] = stats.ratio(record["eager_ms"], record["candidate_ms"])
-    record["speedup_compile"] = stats.ratio(record["compile_ms"], record["candidate_ms"])
+        if kind in failures:
+            _note_failed_baseline(record, kind, failures[kind])
+        elif kind == CONTROL and kind in rounds.stats:
+            _add_control(record, rounds)
+        elif kind in rounds.stats:
+            _add_baseline(record, kind, alternation.outcomes[kind], rounds.stats[kind])
+    _add_sol(record, env, opts, cache)
+
+
+def _add_baseline(record: dict, kind: str, outcome, ratio: stats.RatioStats) -> None:
+    """A baseline's own times, and the speedup over it: the median of the rounds' ratios, its
+    bootstrap interval and what the interval says (faster, slower or indistinguishable)."""
+    base = outcome.summary()
+    suffix = "" if kind == "eager" else f"_{kind}"
+    record.update({f"{kind}_ms": base.median_ms, f"{kind}_ms_iqr": base.iqr_ms,
+                   f"{kind}_ms_ci": [base.ci_low_ms, base.ci_high_ms], f"{kind}_n": base.n,
+                   f"speedup{suffix}": ratio.median, f"speedup{suffix}_ci": [ratio.ci_low, ratio.ci_high],
+                   f"speed_verdict{suffix}": stats.speed_verdict((ratio.ci_low, ratio.ci_high))})
+    _note_mallocs(record, kind, outcome.calls_with_malloc, base.n, outcome.calls_with_retry)
+    if outcome.patched:
+        # The baseline runs the harness's own code: a timer finding in its worker means something
+        # disturbed it while it was timed, and a speedup over a disturbed baseline proves nothing.
+        record["flags"].append("baseline_disturbed")
+        record["remarks"].append(f"baseline_disturbed: {kind}: {', '.join(outcome.patched)[:200]}")
+
+
+def _add_control(record: dict, rounds) -> None:
+    """The A/A check: the same eager code in two workers, timed in the same rounds. Their ratio
+    should be 1; where its interval excludes 1, every speedup of this problem carries that much
+    bias from the processes themselves (where they landed, what each compiled), and a remark says so."""
+    if "eager" not in rounds.stats:
+        return
+    same = stats.ratio_stats([e / c for e, c in zip(rounds.ratios["eager"], rounds.ratios[CONTROL])])
+    record.update(control_ratio=same.median, control_ratio_ci=[same.ci_low, same.ci_high])
+    if stats.speed_verdict((same.ci_low, same.ci_high)) != stats.INDISTINGUISHABLE:
+        record["remarks"].append(f"process_bias: two eager workers of the same code disagree by "
+                                 f"{100 * (same.median - 1):+.1f}% (interval {same.ci_low:.3f}-{same.ci_high:.3f})")
+
+
+def _note_failed_baseline(record: dict, kind: str, failure: dict) -> None:
+    record["remarks"].append(f"{kind}_baseline_failed: {failure['status']}: {failure['reason'][:200]}")
+    # The remark's 200 characters name the error; what caused it (an inductor subprocess's
+    # traceback, say) is at the end of the reason, kept whole enough to diagnose from the record.
+    record.setdefault("baseline_errors", {})[kind] = _bounded_reason(failure["reason"], failure.get("worker_output"),
+                                                                    failure.get("traceback"))
+
+
+def _add_sol(record, env, opts, cache) -> None:
     record["flops"], record["conv_flops"], record["bytes"] = env.flops, env.conv_flops, env.nbytes
     peaks = cache.peaks(opts.device)
     raised = sol.raised_to_achieved(peaks, max(0, (env.flops or 0) - (env.conv_flops or 0)), env.nbytes or 0,
@@ -427,7 +457,8 @@ def _note_mallocs(record: dict, who: str, calls: int, timed: int, retried: int =
 
 def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> None:
     flags = record["flags"]
-    timing = verdict.get("timing")
+    alternation = verdict.get("timing")
+    timing = alternation.outcomes[CANDIDATE] if alternation is not None else None
     from harness.worker.guards import flags_for
 
     flags += flags_for(list(verdict.get("patched") or []) + list(timing.patched if timing else []))
@@ -435,7 +466,9 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
         # torch.compile starts compile threads, so for the trusted baselines this is only a remark;
         # for a candidate it is a flag (work deferred to a thread is also caught by output checks).
         (record["remarks"] if is_baseline else flags).append("thread_started")
-    mismatch = _timer_mismatch(timing, problem, opts, cache) if timing is not None else None
+    eager = alternation.outcomes.get("eager") if alternation is not None else None
+    eager_overhead = median(eager.overhead_ms) if eager is not None and eager.overhead_ms else None
+    mismatch = _timer_mismatch(timing, opts, eager_overhead) if timing is not None else None
     if mismatch:
         flags.append("timer_mismatch")
         record["remarks"].append(f"timer_mismatch: {mismatch}")
@@ -456,7 +489,7 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
     record["flags"] = sorted(set(flags))
 
 
-def _timer_mismatch(timing, problem, opts, cache) -> str | None:
+def _timer_mismatch(timing, opts, eager: float | None) -> str | None:
     """The judge's wall clock disagrees with the worker's times beyond what the trusted eager
     baseline's per-call overhead explains: time went unreported, or was reported that never passed.
     Returns what was seen, with its figures (the flag's remark, so that a flagged record explains
@@ -468,11 +501,9 @@ def _timer_mismatch(timing, problem, opts, cache) -> str | None:
     overhead = timing.overhead_ms
     if not overhead or not timing.times_ms:
         return None
-    reference = cache.baselines.get((problem.id, problem.source_sha, "eager", opts.device, opts.precision))
     # Floored: on a loaded machine the baseline's unreported time can measure near zero (its calls'
     # own times absorb the waiting), which would make any honest candidate's ordinary overhead look large.
     floor = MIN_ALLOWED_OVERHEAD_MS if opts.device == "cpu" else 0.0
-    eager = (reference or {}).get("overhead_ms")
     allowed = max(floor, eager or 0.5)
     typical = median(timing.times_ms)
     limit = 3 * allowed + 0.5 + 0.1 * typical

@@ -82,7 +82,7 @@ class WorkerSession:
         self.limits = limits
         self.gpu_index = gpu_index
         self.trusted = trusted
-        self.spares_ahead = max(1, spares_ahead)
+        self.spares_ahead = max(0, spares_ahead)   # 0: a session that starts none (a baseline's)
         self._spare_after_close: tuple | None = None
         self.workdir = Path(tempfile.mkdtemp(prefix="crucible-worker-"))
         self.log_path = self.workdir.parent / f"{self.workdir.name}.log"
@@ -112,12 +112,12 @@ class WorkerSession:
             self.ready, self.adopted_spare = spare.ready, True
         else:
             self._spawn()
-        if self.trusted:
+        if self.trusted and self.spares_ahead:
             # Only into an empty pool: a session that asks for several spares (the compile
             # baseline, whose load and compile are long and untimed) starts them together, and the
             # sessions after it adopt them without starting, and so waiting for, one of their own.
             _SPARES.fill(key, self.spares_ahead, lambda: WorkerSession(self.device, self.limits, self.gpu_index))
-        else:
+        elif not self.trusted:
             _SPARES.drain()  # any spare left over is not alive while this untrusted code runs
             self._spare_after_close = key
 
@@ -278,6 +278,22 @@ class WorkerSession:
             return ""
         return data.decode("utf-8", errors="replace")
 
+    def pause(self) -> None:
+        """Stop the worker and everything it started (SIGSTOP to its process group): while another
+        role of an alternation is timed, an untrusted worker runs nothing, on the host or, beyond
+        what it queued before its last synchronize, on the GPU."""
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, number: int) -> None:
+        if self.process is not None and self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, number)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def kill(self) -> None:
         """End the worker and whatever it started that is still running: its process group (the worker
         starts a session of its own). Also after the worker has exited cleanly on "bye": inductor's
@@ -297,6 +313,7 @@ class WorkerSession:
         # The spare started for the next session must be up before this one's caller goes on
         # (another process may start timing on this GPU once we let go of it).
         _SPARES.settle()
+        self.resume()  # a paused worker would not read its "bye"
         if self.process is not None and self.process.poll() is None and self.conn is not None:
             try:
                 self.conn.send_bytes(dump({"op": "bye"}))
@@ -318,7 +335,9 @@ class WorkerSession:
             pass
         key, self._spare_after_close = self._spare_after_close, None
         if key is not None:
-            _SPARES.fill(key, 1, lambda: WorkerSession(self.device, self.limits, self.gpu_index))
+            # As many as the next evaluation may need at once: its candidate's worker and, on a new
+            # problem, its baselines' (harness.baseline_workers), all started before it begins.
+            _SPARES.fill(key, max(1, self.spares_ahead), lambda: WorkerSession(self.device, self.limits, self.gpu_index))
 
 
 def _resident_bytes(pid: int) -> int | None:

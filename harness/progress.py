@@ -27,6 +27,9 @@ class Progress:
         self.count += 1
         best = max(records, key=lambda r: (r["correct"], r.get("speedup") or 0.0))
         speed = f" speedup {best['speedup']:.2f}x" if best.get("speedup") else ""
+        if best.get("speedup_ci"):
+            low, high = best["speedup_ci"]
+            speed += f" [{low:.2f}-{high:.2f}, {best.get('speed_verdict')}]"
         flags = f" flags={','.join(best['flags'])}" if best.get("flags") else ""
         reason = f" ({best['reason'][:80]})" if best["status"] != "ok" and best.get("reason") else ""
         self._line(f"{problem_id}: {best['status']}{speed}{flags}{reason}")
@@ -52,5 +55,35 @@ def summary_lines(records: list[dict]) -> list[str]:
         rate = f"{100 * s['correctness_rate']:.0f}%" if s.get("correctness_rate") is not None else "n/a"
         fast_1 = f"{s['fast_1']:.2f}" if s.get("fast_1") is not None else "n/a"
         lines.append(f"L{level}: {s['correct']}/{s['problems']} correct ({rate}), "
-                     f"geomean speedup {geo}, fast_1 {fast_1}, median SOL fraction {sol}")
-    return lines
+                     f"geomean speedup {geo}, fast_1 {fast_1}, median SOL fraction {sol}{_verdicts(by_level[level])}")
+    return lines + _phase_lines(records)
+
+
+def _verdicts(records: list[dict]) -> str:
+    """How the timed speedups' intervals fell: above 1, below 1, or across it."""
+    verdicts = [r.get("speed_verdict") for r in records if r.get("speed_verdict")]
+    if not verdicts:
+        return ""
+    return (f"; speed vs eager: {verdicts.count('faster')} faster, {verdicts.count('indistinguishable')} "
+            f"indistinguishable, {verdicts.count('slower')} slower (by their intervals)")
+
+
+def _phase_lines(records: list[dict]) -> list[str]:
+    """Where the run's wall time went, summed over records (``phases_s``), and the fixed cost of
+    an evaluation: its wall time less its timed rounds."""
+    totals: dict[str, float] = defaultdict(float)
+    fixed = []
+    for record in records:
+        phases = record.get("phases_s") or {}
+        totals["reference"] += float(phases.get("reference") or 0.0)
+        for phase, seconds in (phases.get("candidate") or {}).items():
+            totals[phase] += float(seconds)
+        if record.get("elapsed_s") is not None:
+            fixed.append(record["elapsed_s"] - float((phases.get("candidate") or {}).get("timing", 0.0)))
+    if not fixed:
+        return []
+    from statistics import median
+
+    spent = ", ".join(f"{phase} {seconds:.0f}" for phase, seconds in sorted(totals.items(), key=lambda kv: -kv[1]) if seconds >= 0.5)
+    return [f"time: {len(fixed)} evaluations, {sum(r.get('elapsed_s') or 0 for r in records):.0f} s in all "
+            f"(s by phase: {spent}); fixed cost per evaluation, median {median(fixed):.2f} s (wall less timed rounds)"]

@@ -1,9 +1,11 @@
-"""The judge's timing loop: fresh inputs for every timed call, checked outputs, two clocks.
+"""The judge's timing: the candidate and its baselines in alternation, fresh inputs for every
+timed call, checked outputs, two clocks.
 
-One protocol on both devices. The worker times each call (CUDA events around the call and a
+One protocol on both devices. Each worker times its own calls (CUDA events around the call and a
 device-wide synchronize, or a CPU clock); the judge keeps its own wall clock over each batch,
 refreshes the content of every input set before it is used again (so pointer and content caches
-never hit), and compares a secret random sample of timed outputs with the reference.
+never hit), and compares a secret random sample of timed outputs with the reference. Which role
+runs when, and when to stop, is harness.alternation's.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 
 from harness import checks, stats
-from harness.judge import WorkerSession
-from harness.reference import ReferenceEnv, clone_inputs, inputs_equal, second_look
+from harness.alternation import CANDIDATE, RoleFailed, Rounds, calls_per_batch, run_rounds
+from harness.reference import clone_inputs, inputs_equal, second_look
 
 WARMUP_CALLS = 3
 
@@ -28,7 +30,8 @@ class TimingPlan:
     max_sets: int = 32
     check_all_below_elements: int = 1 << 22   # check every timed output when outputs are this small
     check_fraction: float = 0.25
-    max_batch_calls: int = 32                 # calls per request; the judge's clocks get one sample per batch
+    max_batch_calls: int = 16                 # calls per role and round; the judge's clocks get one sample per batch
+    batch_ms: float = 10.0                    # aim for a batch of about this long (alternation.calls_per_batch)
 
 
 @dataclass
@@ -57,52 +60,132 @@ class TimingOutcome:
         return stats.summarize(self.times_ms) if self.times_ms else None
 
 
-def run_timing(session: WorkerSession, env: ReferenceEnv, plan: TimingPlan, tolerance: float,
-               rng: random.Random, batch_timeout_s: float) -> TimingOutcome:
-    outcome = TimingOutcome()
+@dataclass
+class Alternation:
+    """Every role's TimingOutcome, and the rounds (None where the candidate failed before them)."""
+
+    outcomes: dict[str, TimingOutcome]
+    rounds: Rounds | None = None
+    cpus: list[int] | None = None      # the cores every role's worker was pinned to (harness.placement)
+
+
+def run_alternating(sessions: dict, env, plan: TimingPlan, tolerance: float, rng: random.Random,
+                    batch_timeout_s: float, paused: set[str] = frozenset(), cpus: set[int] | None = None) -> Alternation:
+    """Time the candidate (``sessions[CANDIDATE]``) and its baselines in alternation on the same
+    input sets (harness.alternation). Sessions named in ``paused`` are stopped (SIGSTOP) whenever
+    another role is timed: an untrusted worker does nothing while a baseline is timed. ``cpus``: the
+    cores every role's worker is pinned to for the rounds (harness.placement)."""
+    from harness.placement import pin
+
+    roles = [CANDIDATE] + [role for role in sessions if role != CANDIDATE]
+    result = Alternation({role: TimingOutcome() for role in roles})
+    if cpus and all(pin(sessions[role].process.pid, cpus) for role in roles):
+        result.cpus = sorted(cpus)
     sets, example = _initial_sets(env, plan)
-    counter = [0]
-    outcome.sets = len(sets)
     readback = readback_buffers(example, min(len(sets), plan.max_batch_calls))
     del example
-    release_cache(env.device)  # what the judge freed is the worker's to use for its timed calls
-    session.request({"op": "set_timing_inputs", "sets": sets, "readback": readback}, batch_timeout_s, "timing")
-    used: set[int] = set()
-    next_index, started = 0, time.perf_counter()
-    warmup_left = WARMUP_CALLS
-    while outcome.failure is None:
-        elapsed_ms = 1e3 * (time.perf_counter() - started)
-        if warmup_left <= 0 and plan.stop.done(outcome.times_ms, elapsed_ms):
-            break
-        size = min(len(sets), plan.max_batch_calls, warmup_left or len(sets))
-        indices = [(next_index + k) % len(sets) for k in range(size)]
-        next_index = (next_index + size) % len(sets)
-        _refresh(env, sets, [i for i in indices if i in used], counter)
-        used.update(indices)
-        checked = _choose_checked(indices, env, sets, plan, rng)
-        expected = {pos: (env.expected(sets[indices[pos]]), clone_inputs(sets[indices[pos]])) for pos in checked}
-        poison_batch(readback, len(indices), expected)
-        # The judge keeps its cached blocks from here on. Handing them back to the driver before each
-        # batch and taking them again for the next refresh kept eager 27% and 32% above do_bench on
-        # L1/19 and L1/26 (6 GiB a tensor); without it, 16% and 13% (docs/HARNESS.md). Same peak.
-        reply, wall_ms, cpu_ms = _time_batch(session, env.device, indices, batch_timeout_s)
-        if not reply.get("ok"):
-            outcome.failure = (reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
-            break
-        times = _reply_times(reply, len(indices))
-        if times is None:
-            outcome.failure = ("rejected", "malformed timing reply: times and fingerprints do not match the calls asked for")
-            break
-        _account(outcome, reply, times, wall_ms, record=warmup_left <= 0, cpu_ms=cpu_ms)
-        warmup_left = max(0, warmup_left - size)
-        outcome.failure = _check_outputs(session, sets, indices, checked, expected, reply, tolerance,
-                                         batch_timeout_s, readback, env, outcome.rechecked)
-        outcome.checked += len(checked)
-        # Drop this batch's expected outputs and pristine inputs before the next batch makes its
-        # own: held across the loop they are two full-size tensors more at the peak.
-        del expected, reply
+    release_cache(env.device)  # what the judge freed is the workers' to use for their timed calls
+    for role in roles:
+        result.outcomes[role].sets = len(sets)
+        sessions[role].request({"op": "set_timing_inputs", "sets": sets, "readback": readback}, batch_timeout_s, "timing")
+    batches = _Batches(sessions, env, plan, tolerance, rng, batch_timeout_s, sets, readback, result.outcomes, paused)
+    for session_role in paused:
+        sessions[session_role].pause()
+    try:
+        failed: dict = {}
+        typical = batches.warm_up(roles, failed)
+        calls = calls_per_batch(typical, plan.batch_ms, min(len(sets), plan.max_batch_calls))
+        result.rounds = run_rounds(roles, batches.time, calls, plan.stop)
+        result.rounds.failed.update(failed)
+    except RoleFailed as failure:
+        result.outcomes[CANDIDATE].failure = (failure.status, failure.reason)
+    finally:
+        for session_role in paused:
+            sessions[session_role].resume()
     env.drop_exact()
-    return outcome
+    return result
+
+
+class _Batches:
+    """One role's timed batch at a time: the round's input sets (refreshed once a round, the same
+    for every role), poisoned readback slots, the request, both clocks, and the output check."""
+
+    def __init__(self, sessions, env, plan, tolerance, rng, timeout_s, sets, readback, outcomes, paused):
+        self.sessions, self.env, self.plan, self.tolerance, self.rng = sessions, env, plan, tolerance, rng
+        self.timeout_s, self.sets, self.readback, self.outcomes, self.paused = timeout_s, sets, readback, outcomes, paused
+        self.used: set[int] = set()
+        self.counter = [0]
+        self.next_index = 0
+        self.round = None
+        self.indices: list[int] = []
+        self.expected: dict[int, tuple] = {}
+
+    def warm_up(self, roles: list[str], failed: dict) -> float:
+        """WARMUP_CALLS unrecorded calls per role; the slowest role's median call time (ms). A
+        baseline that fails here goes into ``failed`` and leaves ``roles``; the candidate raises."""
+        per_batch = min(WARMUP_CALLS, len(self.sets))
+        typical = {}
+        for number in range(-(-WARMUP_CALLS // per_batch)):
+            for role in list(roles):
+                try:
+                    times = self._batch(role, ("warm-up", number), per_batch, record=False)
+                except RoleFailed as failure:
+                    if role == CANDIDATE:
+                        raise
+                    failed[role] = (failure.status, failure.reason)
+                    roles.remove(role)
+                    continue
+                typical[role] = sorted(times)[len(times) // 2]
+        return max(typical.values(), default=0.0)
+
+    def time(self, role: str, number: int, calls: int) -> list[float]:
+        return self._batch(role, number, calls, record=True)
+
+    def _batch(self, role: str, number, calls: int, record: bool) -> list[float]:
+        if number != self.round:
+            self._new_round(number, calls)
+        indices = self.indices
+        outcome = self.outcomes[role]
+        checked = _choose_checked(indices, self.env, self.sets, self.plan, self.rng)
+        expected = {pos: self._expected(pos) for pos in checked}
+        poison_batch(self.readback, len(indices), expected)
+        session = self.sessions[role]
+        if role in self.paused:
+            session.resume()
+        try:
+            reply, wall_ms, cpu_ms = _time_batch(session, self.env.device, indices, self.timeout_s)
+            if not reply.get("ok"):
+                raise RoleFailed(role, reply.get("kind", "runtime_error"), reply.get("message", "timing failed"))
+            times = _reply_times(reply, len(indices))
+            if times is None:
+                raise RoleFailed(role, "rejected", "malformed timing reply: times and fingerprints do not match the calls asked for")
+            _account(outcome, reply, times, wall_ms, record=record, cpu_ms=cpu_ms)
+            failure = _check_outputs(session, self.sets, indices, checked, expected, reply, self.tolerance,
+                                     self.timeout_s, self.readback, self.env, outcome.rechecked)
+        finally:
+            if role in self.paused:
+                session.pause()
+        outcome.checked += len(checked)
+        if failure:
+            raise RoleFailed(role, *failure)
+        return times
+
+    def _new_round(self, number, calls: int) -> None:
+        """The round's input sets: the next ``calls`` in turn, new content where used before."""
+        self.round = number
+        self.indices = [(self.next_index + k) % len(self.sets) for k in range(min(calls, len(self.sets)))]
+        self.next_index = (self.next_index + len(self.indices)) % len(self.sets)
+        _refresh(self.env, self.sets, [i for i in self.indices if i in self.used], self.counter)
+        self.used.update(self.indices)
+        # Expected outputs and pristine copies, computed once a round (every role gets the same sets)
+        # and dropped before the next round makes its own.
+        self.expected = {}
+
+    def _expected(self, position: int) -> tuple:
+        if position not in self.expected:
+            inputs = self.sets[self.indices[position]]
+            self.expected[position] = (self.env.expected(inputs), clone_inputs(inputs))
+        return self.expected[position]
 
 
 def _time_batch(session: WorkerSession, device: str, indices: list[int], timeout_s: float):

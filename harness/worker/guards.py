@@ -204,7 +204,7 @@ class Guards:
             # The dict holds this very frame, and `frame` may be left at it: either local makes a
             # reference cycle that keeps this frame, and so the caller's frame with its locals (the
             # timed call's output), alive until the cyclic collector runs: every timed call then
-            # needs a new output block (found on the CPU; docs/HARNESS.md, "Timing and do_bench").
+            # needs a new output block (found on the CPU; docs/HARNESS.md, "Why the CUDA window looks as it does").
             frames = frame = None
         return len(self.thread_findings)
 

@@ -1,6 +1,6 @@
 """The hold: a kernel that fills every SM for a fixed time right before each timed CUDA window opens.
 
-Why (docs/HARNESS.md, "The hold"): the worker synchronizes before every timed call, so without
+Why (docs/HARNESS.md, "Why the CUDA window looks as it does"): the worker synchronizes before every timed call, so without
 anything queued the window opens on an idle GPU and is charged the host's launch of the call's first
 kernel, which triton's do_bench, launching back to back, never pays. A spin queued before the start
 event lets the host launch the call while the GPU is still busy, but a spin that leaves SMs free

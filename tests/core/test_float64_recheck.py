@@ -94,7 +94,7 @@ def _opts(timing: bool):
     from harness.stats import StopRule
     from harness.timing import TimingPlan
 
-    return EvalOptions(timing=timing, trials=5, plan=TimingPlan(stop=StopRule(min_calls=5, budget_ms=50)),
+    return EvalOptions(timing=timing, trials=5, plan=TimingPlan(stop=StopRule(min_rounds=3, budget_ms=50)),
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=30, call_s=30))
 
 
@@ -118,7 +118,8 @@ def test_the_judge_accepts_an_exact_candidate_against_an_inexact_reference_and_s
 
 
 def test_the_reference_itself_needs_no_second_look(cancellation):
-    from harness.evaluate import EvalCache, eager_source, evaluate
+    from harness.baseline_workers import eager_source
+    from harness.evaluate import EvalCache, evaluate
 
     record = evaluate(cancellation, eager_source(cancellation), _opts(timing=False), EvalCache())
     assert record["status"] == "ok" and "float64_recheck" not in record["checks"]

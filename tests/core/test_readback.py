@@ -150,5 +150,5 @@ def test_the_worker_lets_go_of_each_output_before_the_next_call(scale_relu, memo
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=20, call_s=20))
     record = evaluate(scale_relu, LIFETIME_PROBE, opts, EvalCache())
     assert record["status"] == "ok", record["reason"]
-    assert record["timed_outputs_checked"] >= 10
+    assert record["timed_outputs_checked"] >= 8  # at least the 8 rounds of the stop rule, each checked
     assert (record["timed_input_sets"] == 1) == (memory_budget == 1)

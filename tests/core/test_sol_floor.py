@@ -71,7 +71,7 @@ def _opts():
     from harness.stats import StopRule
     from harness.timing import TimingPlan
 
-    return EvalOptions(timing=True, trials=5, plan=TimingPlan(stop=StopRule(min_calls=5, budget_ms=50)),
+    return EvalOptions(timing=True, trials=5, plan=TimingPlan(stop=StopRule(min_rounds=3, budget_ms=50)),
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=30, call_s=30))
 
 
@@ -85,7 +85,8 @@ def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_co
     times faster than its row-by-row reference, is still flagged; the convolution, whose flag floor
     is its bytes, is not, and its SOL fraction says it beat the nominal floor."""
     import harness.device
-    from harness.evaluate import EvalCache, eager_source, evaluate
+    from harness.baseline_workers import eager_source
+    from harness.evaluate import EvalCache, evaluate
     from harness.problem import load_problem
 
     path = tmp_path / "1_Floor.py"
@@ -105,10 +106,11 @@ def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_co
 
 
 def test_the_reference_as_candidate_is_never_under_a_floor_its_own_eager_run_disproves(tmp_path, monkeypatch):
-    """With peaks far too low (a cold GPU measured them on an H100, 2026-12-05, and flagged the
+    """With peaks far too low (a cold GPU measured them on an H100 and flagged the
     reference generator's ReLU below_sol), the record's floor is no higher than eager's own time."""
     import harness.device
-    from harness.evaluate import EvalCache, eager_source, evaluate
+    from harness.baseline_workers import eager_source
+    from harness.evaluate import EvalCache, evaluate
     from harness.problem import load_problem
 
     path = tmp_path / "1_Floor.py"

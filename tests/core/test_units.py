@@ -28,15 +28,16 @@ def test_bootstrap_interval_is_deterministic_and_narrows_with_more_samples():
     assert hi_m - lo_m <= hi_f - lo_f
 
 
-def test_stop_rule_needs_min_calls_then_stops_on_small_rse_or_budget():
-    from harness.stats import StopRule
+def test_stop_rule_needs_min_rounds_then_stops_on_a_narrow_interval_or_the_budget():
+    from harness.stats import RatioStats, StopRule
 
-    rule = StopRule(min_calls=5, max_calls=50, target_rse=0.01, budget_ms=100)
-    assert not rule.done([1.0] * 4, 0)
-    assert rule.done([1.0] * 5, 0)                       # zero spread
-    noisy = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]
-    assert not rule.done(noisy, 10) and rule.done(noisy, 100)
-    assert rule.done(noisy * 10, 0)                      # max calls
+    rule = StopRule(min_rounds=5, max_rounds=50, target_halfwidth=0.01, budget_ms=100)
+    narrow, wide = RatioStats(1.0, 0.995, 1.005, 5), RatioStats(1.0, 0.9, 1.1, 5)
+    assert rule.done([narrow], 4, 0) is None              # too few rounds, however narrow
+    assert rule.done([narrow], 5, 0) == "narrow"
+    assert rule.done([narrow, wide], 5, 10) is None       # every interval must be narrow
+    assert rule.done([narrow, wide], 5, 100) == "budget"
+    assert rule.done([wide], 50, 0) == "max_rounds"
 
 
 def test_ratio_is_none_when_a_side_is_missing():
