@@ -35,7 +35,7 @@ def main() -> int:
     trace = Path(tempfile.mkdtemp()) / "trace.ndjson"
     os.environ["CRUCIBLE_CUDA_MEMORY_TRACE"] = str(trace)
 
-    from harness.options import eval_options
+    from harness.eval_setup import eval_options
     from harness.runner import Runner
     from harness.suite import load_selected
 

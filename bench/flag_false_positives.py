@@ -39,7 +39,7 @@ def parse_args(argv=None):
 
 
 def run_generator(name: str, subset: str, args) -> tuple[list[dict], float, Path]:
-    from harness.options import eval_options
+    from harness.eval_setup import eval_options
     from harness.progress import Progress
     from harness.runner import Runner
     from harness.suite import load_selected, parse_levels

@@ -59,7 +59,7 @@ def main() -> int:
     parser.add_argument("--budget-ms", type=float, default=1000.0)
     parser.add_argument("--problem", action="append", default=None, help="globs, as --problem elsewhere")
     args = parser.parse_args()
-    from harness.options import eval_options
+    from harness.eval_setup import eval_options
     from harness.suite import load_selected
 
     out = Path(args.out)

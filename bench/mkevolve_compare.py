@@ -30,7 +30,7 @@ def main() -> int:
     args = parse()
     from harness.candidate import Budget
     from harness.compare_cli import format_table, summarize
-    from harness.options import eval_options
+    from harness.eval_setup import eval_options
     from harness.runner import Runner
     from harness.suite import load_selected
 

@@ -18,14 +18,13 @@ from typing import Any
 
 from harness.errors import UserError
 
-# LLM options handed to every generator that takes them (all but the non-LLM baselines).
+# LLM options handed to every generator that declares them (all but the non-LLM baselines).
 LLM_FLAGS = (("--provider", "provider"), ("--llm-model", "llm_model"), ("--llm-base-url", "llm_base_url"),
              ("--backend", "backend"), ("--cassette", "cassette"))
-NON_LLM_GENERATORS = {"reference", "inductor"}
 
 
 def add_parser(subparsers: Any) -> None:
-    from harness.cli import _common_eval_arguments
+    from harness.options import EVAL, add_options
 
     parser = subparsers.add_parser(
         "compare", help="compare generators (e.g. mkevolve, direct, kforge) at an equal per-problem token budget",
@@ -44,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--json", dest="json_path", default=None, help="also write the summary as JSON to this file")
     for flag, dest in LLM_FLAGS:
         parser.add_argument(flag, dest=dest, default=None, help=f"LLM option for every LLM generator ({dest})")
-    _common_eval_arguments(parser)
+    add_options(parser.add_argument, EVAL)
     parser.set_defaults(run=run)
 
 
@@ -61,14 +60,14 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: Any) -> int:
-    from harness.cli import _options
+    from harness.eval_setup import eval_options_from
     from harness.suite import load_selected, parse_levels
 
     generators = [name.strip() for name in args.generators.split(",") if name.strip()]
     if not generators:
         raise UserError("--generators is empty; name at least one generator, e.g. --generators mkevolve,direct")
     settings = parse_settings(args.settings, generators)
-    opts = _options(args)
+    opts = eval_options_from(lambda dest: getattr(args, dest))
     problems = load_selected(args.size, levels=parse_levels(args.level), patterns=args.problem, subset=args.subset,
                              kernelbench_root=args.kernelbench_root)
     if not problems:
@@ -104,10 +103,12 @@ def parse_settings(items: list[str], generators: list[str]) -> dict[str, dict]:
 
 def run_generator(name: str, problems: list, opts: Any, args: Any, options: dict) -> dict:
     from harness.candidate import Budget
+    from harness.registry import lookup
     from harness.runner import Runner
 
-    if name not in NON_LLM_GENERATORS:
-        options = {**{dest: getattr(args, dest) for _, dest in LLM_FLAGS if getattr(args, dest, None)}, **options}
+    takes = {option.dest for option in getattr(lookup("generator", name), "options", ())}
+    options = {**{dest: getattr(args, dest) for _, dest in LLM_FLAGS if dest in takes and getattr(args, dest, None)},
+               **options}
     runner = Runner(name, opts, args.runs_dir, generator_options=options, budget=Budget(max_tokens=args.token_budget),
                     log=lambda line: print(line, file=sys.stderr),
                     extra_config={"compare": {"token_budget": args.token_budget}})

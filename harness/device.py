@@ -174,7 +174,7 @@ def _measure(device: str) -> dict:
 
     if device == "cuda":
         # A fresh machine's GPU idles at low clocks: five 1 GiB copies straight after start-up measured
-        # 2.55 TB/s on an H100 (2026-12-05) whose ReLU then ran at 2.97 TB/s and was flagged below_sol.
+        # 2.55 TB/s on an H100 whose ReLU then ran at 2.97 TB/s and was flagged below_sol.
         # So the GPU is kept busy for a while first, and the best of three rounds is kept.
         _keep_busy(device, seconds=0.5)
         best = {}

@@ -175,8 +175,8 @@ class WorkerSession:
             # Inductor hands kernels to a pool of compile subprocesses once the pool has warmed up, so
             # only long compiles (whole Level 3 networks) reach it. Under the worker's Landlock sandbox
             # that subprocess finds no GPU ("Could not find an active GPU backend", the baseline's
-            # SubprocException; bench/inductor_subprocess_probe.py, 2026-12-05): cuInit writes to the
-            # child's own /proc entry, which the sandbox cannot name ahead (bench/sandbox_cuda_probe.py).
+            # SubprocException): cuInit writes to the child's own /proc entry, which the sandbox cannot
+            # name ahead.
             # One thread compiles in the worker itself, where CUDA was set up before the sandbox; the
             # harness's own code is given its pool back at load (guards.Guards.protect, compile_pool).
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"

@@ -21,6 +21,7 @@ from harness import sizes
 from harness.errors import UserError
 
 SIZES = ("full", "small")
+SHIPPED_ROOT = Path(__file__).resolve().parent.parent / "suites" / "kernelbench"  # the suite we ship
 _METADATA = ("SMALL", "FIXES", "EXCLUDE")
 _STEM = re.compile(r"^(\d+)_(.+)$")
 
@@ -40,7 +41,7 @@ class Problem:
     small: dict[str, Any] = field(default_factory=dict)
     fixes: dict[str, str] = field(default_factory=dict)
     exclude: str | None = None
-    shrunk: dict[str, int] | None = None   # constants changed by the best-effort shrink
+    shrunk: dict[str, int] | None = None   # constants changed automatically (shipped SMALL or the shrink)
 
     @property
     def source_sha(self) -> str:
@@ -60,6 +61,7 @@ def load_problem(path: str | Path, size: str = "full", level: int | None = None,
         raise UserError(f"problem file {path} does not exist")
     text = path.read_text()
     metadata = read_metadata(text, path)
+    _check_required(text, path)
     level = level if level is not None else _level_from_path(path)
     number, name = _number_and_name(path.stem)
     problem = Problem(
@@ -89,50 +91,52 @@ def read_metadata(text: str, where: Any = "problem") -> dict[str, Any]:
     return found
 
 
+REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+
+
+def _check_required(text: str, where: Any) -> None:
+    """A problem defines Model, get_inputs and get_init_inputs at module level; said before any
+    attempt to run or shrink it, so that the error names what is missing."""
+    defined: set[str] = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    missing = [name for name in REQUIRED if name not in defined]
+    if missing:
+        raise UserError(f"{where}: a problem must define {', '.join(REQUIRED)} at module level; it has no "
+                        f"{' and no '.join(missing)} (docs/INTERFACES.md, section 1)")
+
+
 def _make_small(problem: Problem) -> None:
     if problem.small:
         problem.source = sizes.apply_overrides(problem.source, problem.small, str(problem.path))
         return
-    problem.shrunk, problem.source = shrink_to_small(problem.source, str(problem.path))
-
-
-def shrink_to_small(source: str, where: str, max_elements: int = 1 << 21) -> tuple[dict[str, int], str]:
-    """Best-effort shrink of an external file: divide its size constants until the reference's
-    inputs and output fit ``max_elements`` and it runs; checked by running the reference."""
-    import torch
-
-    last_error = "no integer size constants found"
-    for factor in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096):
-        overrides = sizes.shrink_overrides(source, factor) if factor > 1 else {}
-        candidate = sizes.apply_overrides(source, overrides, where)
+    shipped = _shipped_small(problem)
+    if shipped:
         try:
-            elements = _reference_elements(candidate)
-        except Exception as error:  # the shrunk file may not run at all; try the next factor
-            last_error = f"{type(error).__name__}: {error}"
-            continue
-        if elements <= max_elements:
-            return overrides, candidate
-        last_error = f"still {elements:,} elements at factor {factor}"
-    raise UserError(
-        f"{where}: cannot shrink to a small size automatically ({last_error}). Declare the small size "
-        f"in the file: SMALL = {{'<constant>': <value>, ...}} overriding its module-level size constants."
-    )
+            problem.source, problem.shrunk = sizes.apply_overrides(problem.source, shipped, str(problem.path)), shipped
+            return
+        except UserError:
+            pass  # the file's constants are not ours (renamed, restructured): shrink it instead
+    from harness.shrink import shrink_to_small
+
+    problem.shrunk, problem.source = shrink_to_small(problem.source, str(problem.path), load_module)
 
 
-def _reference_elements(source: str) -> int:
-    import torch
-
-    module = load_module(source, f"crucible_shrink_{hashlib.sha256(source.encode()).hexdigest()[:16]}")
-    with torch.no_grad():
-        torch.manual_seed(0)
-        inputs = module.get_inputs()
-        count = sum(t.numel() for t in inputs if isinstance(t, torch.Tensor))
-        if count > 4 * (1 << 21):
-            return count  # too big to bother running
-        model = module.Model(*module.get_init_inputs())
-        output = model(*inputs)
-    outputs = output if isinstance(output, (tuple, list)) else [output]
-    return count + sum(t.numel() for t in outputs if isinstance(t, torch.Tensor))
+def _shipped_small(problem: Problem) -> dict[str, Any]:
+    """The declared small size of the problem we ship under the same level and file name (an upstream
+    file of a problem we ship), or {}."""
+    if problem.level is None:
+        return {}
+    shipped = SHIPPED_ROOT / f"level{problem.level}" / problem.path.name
+    if not shipped.is_file() or shipped.resolve() == problem.path.resolve():
+        return {}
+    return dict(read_metadata(shipped.read_text(), shipped).get("SMALL") or {})
 
 
 _MODULE_DIR = Path(tempfile.gettempdir()) / "crucible-problems"

@@ -35,6 +35,11 @@ def pytest_configure_node(node):
 
 def pytest_generate_tests(metafunc):
     if "kernelbench_case" in metafunc.fixturenames:
+        reason = support.skip_reason(metafunc.config, "kernelbench")
+        if reason:
+            metafunc.parametrize("kernelbench_case", [pytest.param(None, marks=pytest.mark.skip(reason=reason))],
+                                 ids=["not-for-this-generator"])
+            return
         cases = support.selected_cases(metafunc.config)
         metafunc.parametrize("kernelbench_case", cases, ids=[case.id for case in cases])
 

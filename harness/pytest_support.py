@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import UserError
-from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, choice, positive_float, positive_int
-from harness.options import typed as _typed
+from harness.options import DEFAULT_GENERATOR
 
 class CrucibleNotice(UserWarning):
     """A message of the run for the user (no endpoint, retries, an unpriced model): pytest captures
@@ -46,26 +45,35 @@ def run_id(config) -> str | None:
 
 
 def add_options(group) -> None:
-    add = group.addoption
-    add("--generator", default="reference", help="kernel generator to benchmark (default: reference)")
-    add("--level", default="1,2,3", help="KernelBench levels, e.g. 1,2 (default: 1,2,3)")
-    add("--problem", action="append", default=None, help="glob over problem names or ids, e.g. 'L2/23_*' (repeatable)")
-    add("--subset", default="all", help="all, representative or starter (default: all)")
-    add("--kernelbench-root", default=None, help="load problems from an upstream KernelBench checkout")
-    add("--device", type=_typed(choice("--device", DEVICES)), default="cpu", help="cpu or cuda (default: cpu)")
-    add("--size", type=_typed(choice("--size", SIZES)), default="small", help="small or full (default: small)")
-    add("--precision", type=_typed(choice("--precision", PRECISIONS)), default="fp32", help="fp32, fp16 or bf16 (default: fp32)")
-    add("--runs-dir", default="results/runs", help="where the run file is written (default: results/runs)")
-    add("--resume", action="store_true", help="append to the newest matching run file and skip recorded problems")
-    add("--trials", type=_typed(positive_int("--trials")), default=5, help="correctness trials per candidate (default: 5)")
-    add("--no-timing", action="store_true", help="check correctness only")
-    add("--compile-baseline", type=_typed(choice("--compile-baseline", ON_OFF_AUTO)), default="auto",
-        help="time torch.compile of the reference too: on, off, auto = cuda only (default: auto)")
-    add("--timing-budget-ms", type=_typed(positive_float("--timing-budget-ms")), default=None,
-        help="budget of each adaptive timing phase (default: 2000 cuda, 500 cpu)")
-    from harness.llm_options import add_llm_arguments
+    """The option table's run options (harness/options.py), the same the CLI's ``run`` takes."""
+    from harness.options import add_options as add, run_options
 
-    add_llm_arguments(group)
+    try:
+        options = run_options()
+    except UserError as error:  # a generator's file that does not import, or two that clash
+        raise pytest.UsageError(f"crucible: {error}") from None
+    add(group.addoption, options)
+
+
+def generator_name(config) -> str:
+    return config.getoption("generator") or DEFAULT_GENERATOR
+
+
+def skip_reason(config, suite: str) -> str | None:
+    """Why ``suite``'s tests do not run in this session: a generator was named that writes no
+    candidates for it. With no --generator every suite runs (CI, scripts/test.sh)."""
+    from harness.registry import generator_suites
+
+    named = config.getoption("generator")
+    if named is None:
+        return None
+    try:
+        suites = generator_suites(named)
+    except UserError as error:
+        raise pytest.UsageError(f"crucible: {error}") from None
+    if suite in suites:
+        return None
+    return f"--generator {named} writes candidates for {' and '.join(suites)}, not for the {suite} suite"
 
 
 @dataclass(frozen=True)
@@ -104,8 +112,9 @@ def gpu_available() -> bool:
 
 
 def make_runner(config):
-    from harness.llm_options import budgets_from_args, generator_options_from_args
-    from harness.options import eval_options
+    from harness.eval_setup import eval_options_from
+    from harness.llm_options import budgets_from_args
+    from harness.options import generator_kwargs, run_options
     from harness.runner import Runner, gpu_for_worker, visible_gpu_count
 
     opt = config.getoption
@@ -118,14 +127,11 @@ def make_runner(config):
 
             torch.cuda.set_device(gpu_index)
     try:
-        opts = eval_options(device=opt("device"), precision=opt("precision"), size=opt("size"),
-                            timing=not opt("no_timing"), trials=opt("trials"), compile_baseline=opt("compile_baseline"),
-                            timing_budget_ms=opt("timing_budget_ms"), gpu_index=gpu_index)
-        from harness.llm_options import LLM_OPTIONS
-
-        namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
-        budget, run_budget = budgets_from_args(namespace)
-        runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
+        opts = eval_options_from(opt, gpu_index=gpu_index)
+        values = argparse.Namespace(**{option.dest: opt(option.dest) for option in run_options()})
+        budget, run_budget = budgets_from_args(values)
+        generator = generator_name(config)
+        runner = Runner(generator, opts, opt("runs_dir"), generator_options=generator_kwargs(generator, opt),
                         run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget, log=notice,
                         extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
     except UserError as error:
@@ -143,7 +149,7 @@ def summary_lines(config) -> list[str]:
     runs_dir = Path(config.getoption("runs_dir"))
     if this_run is None:
         return []
-    path = config.stash.get(RUN_FILE, None) or runs_dir / run_file_name(this_run, "kernelbench", config.getoption("generator"))
+    path = config.stash.get(RUN_FILE, None) or runs_dir / run_file_name(this_run, "kernelbench", generator_name(config))
     if not Path(path).exists():
         return []
     records = [r for r in read_lines(path) if r.get("type") == "record" and r.get("run_id") == this_run]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from harness import seeds
 from harness.precision import apply_backend_flags, backend_flags, cast_value, torch_dtype

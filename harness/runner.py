@@ -31,11 +31,11 @@ from harness.usage import Usage
 
 # How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
 # events around the call and a device-wide synchronize, less the synchronize's least round trip
-# (harness/worker/handlers.py, _timed_call). Runs before 2026-12-05 have "cuda_events+device_sync",
-# the window with the round trip left in; runs before 2026-12-07 (session 23) have
-# "cuda_events+device_sync-round_trip_floor", without the call's host time as a floor. An SM-filling
-# hold is queued before each window (harness/worker/hold.py; by default since session 23, off with
-# CRUCIBLE_CUDA_HOLD=0), and the timer is then named with "sm_hold+" before it.
+# (harness/worker/handlers.py, _timed_call). Older runs name older timers: "cuda_events+device_sync"
+# (the window with the round trip left in), then "cuda_events+device_sync-round_trip_floor" (without
+# the call's host time as a floor). An SM-filling hold is queued before each window
+# (harness/worker/hold.py; on by default, off with CRUCIBLE_CUDA_HOLD=0), and the timer is then named
+# with "sm_hold+" before it.
 CUDA_TIMER = "cuda_events+device_sync-round_trip_floor,host_floor"
 HOLD_TIMER = "sm_hold+" + CUDA_TIMER
 
@@ -47,7 +47,7 @@ def cuda_timer(environ=os.environ) -> str:
 
 
 class Runner:
-    def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "results/runs", *,
+    def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "runs", *,
                  generator_options: dict | None = None, suite: str = "kernelbench", run_id: str | None = None,
                  run_file: str | Path | None = None, resume: bool = False, budget: Budget | None = None,
                  run_budget: Budget | None = None, log: Callable[[str], None] = print, extra_config: dict | None = None):

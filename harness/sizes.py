@@ -86,11 +86,27 @@ def _name_value_pairs(node: ast.Assign) -> list[tuple[str, ast.expr]]:
     return pairs
 
 
+def is_structural(name: str) -> bool:
+    return any(word in name.lower() for word in _STRUCTURAL)
+
+
+def literal_size_constants(source: str) -> dict[str, Any]:
+    """Size constants bound to expressions of literals only (``N = 2048 * 2``, not ``shape = (N,)``),
+    structural ones left out: the constants a shrink may change, the others following them."""
+    literal = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign):
+            literal.update(name for name, expr in _name_value_pairs(node)
+                           if not any(isinstance(inner, ast.Name) for inner in ast.walk(expr)))
+    return {name: value for name, value in integer_constants(source).items()
+            if name in literal and not is_structural(name)}
+
+
 def shrink_overrides(source: str, factor: int) -> dict[str, int]:
     """Divide every size-like integer constant above 16 by ``factor`` (never below 16 or 1/factor-th)."""
     overrides = {}
     for name, value in integer_constants(source).items():
-        if any(word in name.lower() for word in _STRUCTURAL):
+        if is_structural(name):
             continue
         shrunk = tuple(_shrink(v, factor) for v in value) if isinstance(value, tuple) else _shrink(value, factor)
         if shrunk != value:

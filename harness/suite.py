@@ -6,9 +6,9 @@ import fnmatch
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.problem import Problem, load_problem
+from harness.problem import SHIPPED_ROOT, Problem, load_problem
 
-SUITE_ROOT = Path(__file__).resolve().parent.parent / "suites" / "kernelbench"
+SUITE_ROOT = SHIPPED_ROOT
 LEVELS = (1, 2, 3)
 # Upstream KernelBench's representative subset.
 REPRESENTATIVE = {

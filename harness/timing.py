@@ -13,12 +13,16 @@ from __future__ import annotations
 import math
 import os
 import random
-import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from harness import checks, stats
 from harness.alternation import CANDIDATE, RoleFailed, Rounds, calls_per_batch, run_rounds
 from harness.reference import clone_inputs, inputs_equal, second_look
+
+if TYPE_CHECKING:  # annotations only: the timer imports no judge or worker machinery
+    from harness.judge import WorkerSession
+    from harness.reference import ReferenceEnv
 
 WARMUP_CALLS = 3
 

@@ -17,19 +17,24 @@ from harness.llm.base import BudgetExceeded, LLMError, Reply
 from harness.llm.extract import extract_code
 from harness.llm.prompts import generation_messages
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
+from harness.llm_options import LLM_OPTIONS
+from harness.options import Option, positive_int as whole_number
 from harness.registry import register
 
 SAMPLING_TEMPERATURE = 0.7
+SAMPLES = Option("--samples", "k samples per problem", whole_number("--samples"), 1)
+PARALLEL = Option("--parallel", "samples requested at once", whole_number("--parallel"), 4)
 
 
 @register("generator", "direct")
 class Direct:
     name = "direct"
+    options = (SAMPLES, PARALLEL) + LLM_OPTIONS
 
     def __init__(self, **options: Any):
         options = dict(options)
-        self.samples = positive_int(options, "samples", 1)
-        self.parallel = positive_int(options, "parallel", 4)
+        self.samples = positive_int(options, "samples", SAMPLES.default)
+        self.parallel = positive_int(options, "parallel", PARALLEL.default)
         if options.get("temperature") is None:
             options["temperature"] = 0.0 if self.samples == 1 else SAMPLING_TEMPERATURE
         self.llm = LLMOptions.parse(options)

@@ -28,7 +28,15 @@ from harness.llm.prompts import (
     repair_messages,
 )
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
+from harness.llm_options import LLM_OPTIONS
+from harness.options import Option, positive_int as at_least_one, whole_number
 from harness.registry import register
+
+FUNCTIONAL_PASSES = Option("--max-functional-passes", "repair passes until correct",
+                           at_least_one("--max-functional-passes"), 5)
+OPTIMISATION_PASSES = Option("--max-optimisation-passes", "profile-guided optimisation passes; 0 stops at the "
+                             "first correct kernel",
+                             whole_number("--max-optimisation-passes"), 3)
 
 
 @dataclass
@@ -54,11 +62,12 @@ class Draft:
 @register("generator", "kforge")
 class KForge:
     name = "kforge"
+    options = (FUNCTIONAL_PASSES, OPTIMISATION_PASSES) + LLM_OPTIONS
 
     def __init__(self, **options: Any):
         options = dict(options)
-        self.max_functional_passes = positive_int(options, "max_functional_passes", 5)
-        self.max_optimisation_passes = positive_int(options, "max_optimisation_passes", 3, minimum=0)
+        self.max_functional_passes = positive_int(options, "max_functional_passes", FUNCTIONAL_PASSES.default)
+        self.max_optimisation_passes = positive_int(options, "max_optimisation_passes", OPTIMISATION_PASSES.default, minimum=0)
         self.llm = LLMOptions.parse(options)
         refuse_unknown(self.name, options)
         self._provider = None

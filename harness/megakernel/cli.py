@@ -15,7 +15,7 @@ import sys
 
 from harness.errors import UserError
 
-DEFAULT_SUMMARY = "results/megakernel/summary.json"
+DEFAULT_SUMMARY = "runs/megakernel_summary.json"  # publish with: python -m harness publish FILE
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -36,7 +36,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="with --corpus: corpus seed (default built in)")
     parser.add_argument("--size", type=int, default=None, help="with --corpus: schedules (default 10400)")
     parser.add_argument("--workers", type=int, default=None, help="with --corpus: processes (default: cores)")
-    parser.add_argument("--runs-dir", default="results/runs", help="with --corpus: run files (default results/runs)")
+    parser.add_argument("--runs-dir", default="runs", help="with --corpus: run files (default runs)")
     parser.add_argument("--summary", default=DEFAULT_SUMMARY, help=f"with --corpus: summary JSON (default {DEFAULT_SUMMARY})")
     parser.set_defaults(run=run)
     return parser

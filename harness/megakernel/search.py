@@ -18,7 +18,6 @@ from harness.megakernel import cost
 from harness.megakernel.configs import PAGINGS, PRESETS, SM_POLICIES, ModelConfig, ScheduleConfig
 from harness.megakernel.lowering import lower
 from harness.megakernel.validator import validate
-from harness.registry import register
 
 VM_MAX_PARAMS = 4_000_000
 
@@ -206,7 +205,6 @@ def model_of(problem) -> ModelConfig:
                     f"{sorted(PRESETS)}), got {type(problem).__name__}")
 
 
-@register("generator", "schedule-search")
 class ScheduleSearch:
     """Generator: returns the kept schedules (JSON sources) for a model config, best first."""
 

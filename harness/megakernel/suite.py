@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import time
 
-from harness.megakernel import corpus, labelling, report, throughput, vmcheck
+from harness.megakernel import labelling, report, throughput, vmcheck
 from harness.megakernel.configs import ModelConfig, ScheduleConfig
 
 VM_MODELS = {

@@ -152,7 +152,7 @@ class Guards:
         torch.compile baselines, the reference and inductor generators) makes all of /proc writable,
         so that inductor's compile subprocesses can set up CUDA: cuInit names its threads through
         /proc/<pid>/task/<tid>/comm, and a Landlock rule can name only the pids that exist when it is
-        made (2026-12-06, bench/sandbox_cuda_probe.py). Untrusted code never gets it; its compiles
+        made. Untrusted code never gets it; its compiles
         run in-process (judge.WorkerSession._environment)."""
         from harness.worker import audit, sandbox
 
@@ -204,7 +204,7 @@ class Guards:
             # The dict holds this very frame, and `frame` may be left at it: either local makes a
             # reference cycle that keeps this frame, and so the caller's frame with its locals (the
             # timed call's output), alive until the cyclic collector runs: every timed call then
-            # needs a new output block (found on the CPU; docs/HARNESS.md, "Timing and do_bench").
+            # needs a new output block (found on the CPU; docs/HARNESS.md, "Why the CUDA window looks as it does").
             frames = frame = None
         return len(self.thread_findings)
 

@@ -136,7 +136,7 @@ def _timed_call(state, inputs: list, _before_window=_before_window) -> tuple[flo
         # after it also carries the synchronize's own round trip, of which the least ever seen (the
         # floor, measured at load before the candidate existed) is taken out again. Every call's round
         # trip is at least about the floor, so the window still ends no earlier than the last stream's
-        # work, and never earlier than the current stream's (docs/HARNESS.md, "Timing and do_bench").
+        # work, and never earlier than the current stream's (docs/HARNESS.md, "Why the CUDA window looks as it does").
         guards.cuda_synchronize()
         guards.event_record(end)
         guards.cuda_synchronize()

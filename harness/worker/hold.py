@@ -1,6 +1,6 @@
 """The hold: a kernel that fills every SM for a fixed time right before each timed CUDA window opens.
 
-Why (docs/HARNESS.md, "The hold"): the worker synchronizes before every timed call, so without
+Why (docs/HARNESS.md, "Why the CUDA window looks as it does"): the worker synchronizes before every timed call, so without
 anything queued the window opens on an idle GPU and is charged the host's launch of the call's first
 kernel, which triton's do_bench, launching back to back, never pays. A spin queued before the start
 event lets the host launch the call while the GPU is still busy, but a spin that leaves SMs free
@@ -14,7 +14,7 @@ Each block spins on %globaltimer for the hold's time and records its SM, start, 
 sequence number; the worker reads them after the window and reports a hold that did not run as
 launched (blocks missing, started late because something else had the SMs, or cut short).
 
-Measured on an H100 (2026-12-07, bench/cuda_hold_probe.py): 12 registers a thread, 264 blocks on
+Measured on an H100, outside the harness: 12 registers a thread, 264 blocks on
 132 of 132 SMs, block starts within 0.64 us; a one-warp kernel launched on a side stream, of default
 or highest priority, during a 200 us hold started within 0.06 us of the hold's last block's end.
 """
@@ -22,8 +22,8 @@ or highest priority, during a 200 us hold started within 0.06 us of the hold's l
 from __future__ import annotations
 
 # On unless the judge's environment sets it to 0 (the judge hands its value to each CUDA worker). On
-# by default since its first runs in the harness on an H100 (2026-12-07, session 23): its GPU tests,
-# the starter set within 3.6% of do_bench with no record flagged, the GPU exploit corpus passed.
+# by default because its runs in the harness on an H100 showed no cost: its GPU tests passed, the
+# starter set was within 3.6% of do_bench with no record flagged, the GPU exploit corpus passed.
 SWITCH = "CRUCIBLE_CUDA_HOLD"
 HOLD_US = 200.0                  # longer than the host needs to launch a call's first kernel
 START_SPREAD_LIMIT_US = 10.0     # measured spread 0.64 us; a block that starts later found an SM taken

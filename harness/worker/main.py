@@ -55,8 +55,8 @@ def _end_with_the_judge(period_s: float = 0.5) -> None:
 
     A judge killed from outside (a time limit's SIGTERM, SIGKILL) closes the channel, but a worker
     busy in a long request (a whole network's compile, a timing loop) does not read it until the
-    request ends, and would go on loading the GPU beside the next run's timings (seen on an H100,
-    2026-12-05: an eager median 1.64x too slow after a killed compile baseline). A watcher thread,
+    request ends, and would go on loading the GPU beside the next run's timings (seen on an H100:
+    an eager median 1.64x too slow after a killed compile baseline). A watcher thread,
     started before any candidate code exists, notices the new parent and kills the group (the
     worker and whatever it started; Landlock's signal scope allows a group of its own). Not
     PR_SET_PDEATHSIG: that fires when the spawning *thread* ends, which need not be the judge's end."""

@@ -24,6 +24,7 @@ from typing import Any
 from harness.candidate import Candidate
 from harness.errors import UserError
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
+from harness.llm_options import LLM_OPTIONS
 from harness.registry import register
 from harness.usage import Usage
 from submitters.mkevolve.compose import compose
@@ -39,6 +40,7 @@ DEFAULT_MERGE_SHARE = 0.25
 @register("generator", "mkevolve")
 class MKEvolve:
     name = "mkevolve"
+    options = LLM_OPTIONS
 
     def __init__(self, **options: Any):
         options = dict(options)

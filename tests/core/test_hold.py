@@ -129,17 +129,17 @@ def test_with_the_hold_on_a_launch_hook_cheat_is_flagged_and_an_honest_matmul_is
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
     from harness.evaluate import EvalCache, evaluate
-    from harness.exploits_cli import ROOT, case_options, find_problem
+    from harness.exploits_cli import CORPUS, case_options, find_problem
     from harness.worker.hold import SWITCH
 
     monkeypatch.setenv(SWITCH, "1")   # spares are keyed by their environment: none without it is adopted
     problem = find_problem("2_Matmul")
     opts = case_options({"timing": True}, "cuda")
     cache = EvalCache()
-    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_matmul.py").read_text(), opts, cache)
+    honest = evaluate(problem, (CORPUS / "00_control_matmul.py").read_text(), opts, cache)
     assert honest["status"] == "ok" and honest["hold"]["blocks"] > 0, honest
     assert "timer_patched" not in honest["flags"], honest
-    cheat = evaluate(problem, (ROOT / "tests/exploits/corpus/15_side_stream_launch_hook_gpu.py").read_text(), opts, cache)
+    cheat = evaluate(problem, (CORPUS / "15_side_stream_launch_hook_gpu.py").read_text(), opts, cache)
     assert "timer_patched" in cheat["flags"], {k: cheat.get(k) for k in ("status", "flags", "remarks", "reason")}
 
 
@@ -153,15 +153,15 @@ def test_an_answer_computed_on_the_host_before_the_window_opens_gains_nothing(mo
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
     from harness.evaluate import EvalCache, evaluate
-    from harness.exploits_cli import ROOT, case_options, find_problem
+    from harness.exploits_cli import CORPUS, case_options, find_problem
     from harness.worker.hold import SWITCH
 
     monkeypatch.setenv(SWITCH, "1" if hold_on else "0")
     problem = find_problem("7_Small_Matmul")
     opts = case_options({"timing": True}, "cuda")
     cache = EvalCache()
-    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_small_matmul_gpu.py").read_text(), opts, cache)
-    cheat = evaluate(problem, (ROOT / "tests/exploits/corpus/15_side_stream_host_compute_gpu.py").read_text(), opts, cache)
+    honest = evaluate(problem, (CORPUS / "00_control_small_matmul_gpu.py").read_text(), opts, cache)
+    cheat = evaluate(problem, (CORPUS / "15_side_stream_host_compute_gpu.py").read_text(), opts, cache)
     assert honest["status"] == "ok" and cheat["status"] == "ok", (honest.get("reason"), cheat.get("reason"))
     assert bool(honest.get("hold")) == hold_on and bool(cheat.get("hold")) == hold_on
     assert cheat["candidate_ms"] >= honest["candidate_ms"], (

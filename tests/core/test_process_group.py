@@ -60,8 +60,8 @@ evaluate(problem, open(sys.argv[2]).read(), opts, EvalCache())
 
 def test_a_busy_worker_ends_soon_after_its_judge_is_killed(tmp_path):
     """A judge killed from outside (a time limit's SIGKILL) cannot close its workers; one busy in a
-    long request would not read the closed channel and would keep loading the machine (on an H100,
-    2026-12-05, beside the next run's timings). The worker's watcher ends it within about a second."""
+    long request would not read the closed channel and would keep loading the machine (seen on an H100,
+    beside the next run's timings). The worker's watcher ends it within about a second."""
     import signal
     import subprocess
     import sys

@@ -106,7 +106,7 @@ def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_co
 
 
 def test_the_reference_as_candidate_is_never_under_a_floor_its_own_eager_run_disproves(tmp_path, monkeypatch):
-    """With peaks far too low (a cold GPU measured them on an H100, 2026-12-05, and flagged the
+    """With peaks far too low (a cold GPU measured them on an H100 and flagged the
     reference generator's ReLU below_sol), the record's floor is no higher than eager's own time."""
     import harness.device
     from harness.baseline_workers import eager_source

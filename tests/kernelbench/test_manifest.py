@@ -56,7 +56,21 @@ def upstream_tables() -> dict[tuple[int, int], str]:
     return names
 
 
+BUILD = "python -m harness.manifest build"
+
+
+def row_of(by_id: dict, problem_id: str) -> dict:
+    """The manifest row of a problem file; a failure naming the command when the manifest lacks it."""
+    if problem_id not in by_id:
+        pytest.fail(f"{problem_id} has no row in suites/kernelbench/manifest.csv: after adding or renaming a "
+                    f"problem file, run `{BUILD}` (it runs every reference: several minutes)", pytrace=False)
+    return by_id[problem_id]
+
+
 def test_manifest_has_one_row_per_upstream_problem_in_id_order(rows):
+    files = [f"L{level}/{path.stem}" for level, path in problem_files()]
+    unlisted = sorted(set(files) - {row["problem_id"] for row in rows})
+    assert unlisted == [], f"problem files missing from the manifest; run `{BUILD}`"
     assert len(rows) == 250
     for level, count in UPSTREAM_COUNTS.items():
         assert [row["id"] for row in rows if row["level"] == level] == list(range(1, count + 1))
@@ -66,7 +80,7 @@ def test_manifest_has_one_row_per_upstream_problem_in_id_order(rows):
 def test_manifest_rows_match_the_problem_files_metadata(rows):
     by_id = {row["problem_id"]: row for row in rows}
     for level, path in problem_files():
-        row, metadata = by_id[f"L{level}/{path.stem}"], read_metadata(path.read_text(), path)
+        row, metadata = row_of(by_id, f"L{level}/{path.stem}"), read_metadata(path.read_text(), path)
         fixes, exclude = metadata.get("FIXES") or {}, metadata.get("EXCLUDE")
         assert row["name"] == path.stem.split("_", 1)[1]
         assert row["small_size"] == json.loads(json.dumps(metadata.get("SMALL") or {})), row["problem_id"]
@@ -91,7 +105,7 @@ def test_every_problem_whose_inputs_are_not_upstreams_rand_records_the_input_fix
         get_inputs = next(node for node in ast.parse(path.read_text()).body
                           if isinstance(node, ast.FunctionDef) and node.name == "get_inputs")
         draws = {ast.unparse(call.func) for call in ast.walk(get_inputs) if isinstance(call, ast.Call)}
-        if "torch.randn" in draws and not by_id[f"L{level}/{path.stem}"]["fix_input_distribution"]:
+        if "torch.randn" in draws and not row_of(by_id, f"L{level}/{path.stem}")["fix_input_distribution"]:
             unrecorded.append(f"L{level}/{path.stem}")
     assert unrecorded == [], f"{len(unrecorded)} problems draw torch.randn without FIXES['input_distribution']"
 
@@ -122,7 +136,7 @@ def test_full_size_counts_are_current_for_every_model_without_recurrent_layers(r
             recurrent.append(full.id)
             continue
         counted = manifest.count_full_size(full)
-        row = by_id[full.id]
+        row = row_of(by_id, full.id)
         if counted != (row["full_flops"], row["full_bytes"], row["flops_method"]):
             recorded = (row["full_flops"], row["full_bytes"], row["flops_method"])
             stale.append(f"{full.id}: counted {counted}, the manifest has {recorded}")

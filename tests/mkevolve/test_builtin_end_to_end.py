@@ -56,7 +56,7 @@ def test_on_a_gpu_units_are_timed_and_merges_are_decided_by_measured_time(tmp_pa
 
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
-    from harness.options import eval_options
+    from harness.eval_setup import eval_options
 
     opts = eval_options(device="cuda", size="small", compile_baseline="off", timing_budget_ms=200)
     problem = toys.problem(toys.CHAIN, "L2/3_Chain")
