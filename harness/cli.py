@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_run_parser(sub) -> None:
+    from harness.executors.options import add_executor_arguments
     from harness.llm_options import add_llm_arguments
 
     run = sub.add_parser("run", help="run a generator over the KernelBench suite (like the pytest suite, without pytest)")
@@ -74,6 +75,7 @@ def _add_run_parser(sub) -> None:
     run.add_argument("--subset", default="all", help="all, representative (upstream's subset) or starter (default: all)")
     run.add_argument("--kernelbench-root", default=None, help="an upstream KernelBench checkout to load problems from")
     run.add_argument("--resume", action="store_true", help="append to the newest matching run file, skipping recorded problems")
+    add_executor_arguments(run.add_argument)
     add_llm_arguments(run)
     _common_eval_arguments(run)
 
@@ -160,6 +162,7 @@ def _print_verdict(record: dict, as_json: bool) -> None:
 
 
 def _run(args) -> int:
+    from harness.executors.options import run_sweep
     from harness.llm_options import generator_options_from_args, budgets_from_args
     from harness.progress import Progress
     from harness.runner import Runner
@@ -172,16 +175,10 @@ def _run(args) -> int:
         raise UserError("no problem matches the selection (--level / --problem / --subset)")
     budget, run_budget = budgets_from_args(args)
     runner = Runner(args.generator, opts, args.runs_dir, generator_options=generator_options_from_args(args),
-                    resume=args.resume, budget=budget, run_budget=run_budget)
+                    resume=args.resume, budget=budget, run_budget=run_budget,
+                    extra_config={"executor": "ray"} if args.executor == "ray" else None)
     progress = Progress(len(problems))
-    records = []
-    for problem in problems:
-        if runner.already_done(problem):
-            progress.skip(problem.id)
-            continue
-        new = runner.run_problem(problem)
-        records += new
-        progress.done(problem.id, new)
+    records = run_sweep(args.executor, runner, problems, progress, ray_address=args.ray_address)
     progress.summary(records, runner.path)
     return 0
 
