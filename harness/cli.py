@@ -173,6 +173,10 @@ def _run(args) -> int:
                              subset=args.subset, kernelbench_root=args.kernelbench_root)
     if not problems:
         raise UserError("no problem matches the selection (--level / --problem / --subset)")
+    if args.executor == "ray":
+        from harness.executors import import_ray
+
+        import_ray()  # says how to install it before anything is written
     budget, run_budget = budgets_from_args(args)
     runner = Runner(args.generator, opts, args.runs_dir, generator_options=generator_options_from_args(args),
                     resume=args.resume, budget=budget, run_budget=run_budget,

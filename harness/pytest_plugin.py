@@ -51,7 +51,10 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def crucible_runner(request):
     """The session's Runner: generator, evaluation options, run file."""
-    return support.make_runner(request.config)
+    runner = support.make_runner(request.config)
+    if hasattr(runner, "close"):  # --executor ray: tasks still under way end with the session
+        request.addfinalizer(runner.close)
+    return runner
 
 
 @pytest.fixture

@@ -48,8 +48,10 @@ def add_options(group) -> None:
         help="time torch.compile of the reference too: on, off, auto = cuda only (default: auto)")
     add("--timing-budget-ms", type=_typed(positive_float("--timing-budget-ms")), default=None,
         help="budget of each adaptive timing phase (default: 2000 cuda, 500 cpu)")
+    from harness.executors.options import add_executor_arguments
     from harness.llm_options import add_llm_arguments
 
+    add_executor_arguments(add)
     add_llm_arguments(group)
 
 
@@ -108,15 +110,46 @@ def make_runner(config):
                             timing_budget_ms=opt("timing_budget_ms"), gpu_index=gpu_index)
         from harness.llm_options import LLM_OPTIONS
 
+        if opt("executor") == "ray":
+            from harness.executors import import_ray
+
+            import_ray()  # says how to install it before the run file is started
         namespace = argparse.Namespace(**{dest: opt(dest) for _, dest, *_ in LLM_OPTIONS})
         budget, run_budget = budgets_from_args(namespace)
         runner = Runner(opt("generator"), opts, opt("runs_dir"), generator_options=generator_options_from_args(namespace),
                         run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget,
-                        extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
+                        extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index,
+                                      **({"executor": "ray"} if opt("executor") == "ray" else {})})
+        if opt("executor") == "ray":
+            runner = _on_ray(runner, config)
     except UserError as error:
         pytest.exit(f"crucible: {error}", returncode=4)
     config.stash[RUN_FILE] = runner.path
     return runner
+
+
+def _on_ray(runner, config):
+    """The Runner behind a RayRunner, which submits every selected problem to the cluster at once."""
+    if hasattr(config, "workerinput"):
+        raise UserError("--executor ray spreads the problems over the Ray cluster itself; "
+                        "leave out pytest-xdist's -n (or use -n 0) with it")
+    from harness.executors.ray import RayRunner
+
+    ray_runner = RayRunner(runner, config.getoption("ray_address"))
+    ray_runner.prefetch(_loadable(config))
+    return ray_runner
+
+
+def _loadable(config) -> list:
+    from harness.problem import load_problem
+
+    problems = []
+    for case in selected_cases(config):
+        try:
+            problems.append(load_problem(case.path, size=config.getoption("size"), level=case.level))
+        except UserError:
+            continue  # its test reports why (load_case)
+    return problems
 
 
 def summary_lines(config) -> list[str]:

@@ -6,7 +6,8 @@ nodes, each call asks the ledger first (``acquire``) and reports what it cost af
 The ledger lets calls run side by side only while the limit would hold even if each of them cost
 as much as the largest call seen so far; otherwise a call waits for the others to report, and once
 the run is over a limit no call starts. So a distributed run, too, ends at most about one call
-over its limit, whatever the number of nodes.
+over its limit, whatever the number of nodes. The endpoint's limit on calls in flight
+(``CRUCIBLE_LLM_CONCURRENCY``, per process locally) is held here for the whole run as well.
 
 ``RunLedger`` is plain Python: the Ray executor makes it an actor (harness/executors/ray_state.py).
 """
@@ -20,8 +21,9 @@ GO, WAIT, STOP = "go", "wait", "stop"
 
 
 class RunLedger:
-    def __init__(self, run_budget: Budget | None = None, spent: dict | None = None):
+    def __init__(self, run_budget: Budget | None = None, spent: dict | None = None, max_concurrency: int | None = None):
         self.budget = run_budget or Budget()
+        self.max_concurrency = max_concurrency
         self.total = Usage.from_dict(spent)
         self.outstanding: dict[str, int] = {}   # calls under way, per problem's task
         self.largest = Usage()   # the largest single call reported, per limit
@@ -37,6 +39,8 @@ class RunLedger:
         if reason:
             return STOP, f"run {reason}"
         under_way = sum(self.outstanding.values())
+        if self.max_concurrency is not None and under_way >= self.max_concurrency:
+            return WAIT, None
         if under_way == 0 or self._fits(under_way + 1):
             self.outstanding[key] = self.outstanding.get(key, 0) + 1
             return GO, None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.executors import import_ray
-from harness.executors.ray_state import connect, start_ledger
+from harness.executors.ray_state import connect, forwarded_env, start_ledger
 from harness.executors.ray_task import TaskSpec, solve
 
 # Starts of one problem's task that may lose their node before the problem is given up as crashed
@@ -34,7 +34,9 @@ class RaySweep:
         self.spec = TaskSpec(runner.generator_name, dict(runner.generator_options or {}), opts, runner.run_id,
                              runner.budget, runner.run_budget)
         needs = {"num_gpus": 1, "num_cpus": 1} if opts.device == "cuda" else {"num_cpus": cpus_per_task}
-        self.task = self.ray.remote(solve).options(max_retries=max_retries, retry_exceptions=False, **needs)
+        env = {"env_vars": forwarded_env()}
+        self.task = self.ray.remote(solve).options(max_retries=max_retries, retry_exceptions=False, runtime_env=env,
+                                                   **needs)
         self.pending: dict = {}   # ObjectRef -> Problem
 
     def submit(self, problem):
@@ -120,3 +122,30 @@ def run_sweep(runner, problems, progress, address: str | None = None) -> list[di
         return records
     finally:
         sweep.close()
+
+
+class RayRunner:
+    """The pytest plugin's runner on Ray: every selected problem is submitted at once, and each
+    test waits for its own problem's records (written by this process, the run file's only writer)."""
+
+    def __init__(self, runner, address: str | None = None):
+        self.runner = runner
+        self.path = runner.path
+        self.sweep = RaySweep(runner, address)
+        self.refs: dict[str, object] = {}
+
+    def prefetch(self, problems) -> None:
+        for problem in problems:
+            if problem.id not in self.refs and not self.runner.already_done(problem):
+                self.refs[problem.id] = self.sweep.submit(problem)
+
+    def already_done(self, problem) -> bool:
+        return self.runner.already_done(problem)
+
+    def run_problem(self, problem) -> list[dict]:
+        self.prefetch([problem])
+        _, records = self.sweep.next_finished([self.refs.pop(problem.id)])
+        return records
+
+    def close(self) -> None:
+        self.sweep.close()

@@ -5,6 +5,7 @@ The actor lives on the driver's node, so that losing a worker node never loses t
 
 from __future__ import annotations
 
+import os
 import time
 
 from harness.errors import UserError
@@ -27,15 +28,26 @@ def connect(ray, address: str | None) -> None:
                         "Ray on this machine.") from None
 
 
+# The driver's settings that a task's LLM provider reads from its environment (docs/LLM.md)
+FORWARDED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CRUCIBLE_LLM_MODEL", "CRUCIBLE_PRICES", "CRUCIBLE_LLM_CACHE",
+                 "CRUCIBLE_LLM_CONCURRENCY", "CRUCIBLE_CASSETTE", "CRUCIBLE_REPLAY_MODE", "CRUCIBLE_CUDA_HOLD",
+                 "CRUCIBLE_SPARE_WORKER")
+
+
+def forwarded_env(environ=os.environ) -> dict[str, str]:
+    return {name: environ[name] for name in FORWARDED_ENV if name in environ}
+
+
 def start_ledger(ray, run_budget, spent: Usage | None = None):
     """The run's ledger actor (harness/executors/ledger.py), on this (the driver's) node."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     from harness.executors.ledger import RunLedger
+    from harness.llm.providers import _concurrency
 
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     actor = ray.remote(RunLedger).options(num_cpus=0, scheduling_strategy=here)
-    return actor.remote(run_budget, (spent or Usage()).to_dict())
+    return actor.remote(run_budget, (spent or Usage()).to_dict(), _concurrency())
 
 
 class LedgerClient:
