@@ -25,6 +25,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
     config.addinivalue_line("markers", "bench: prints performance figures; run with -m bench")
     if not hasattr(config, "workerinput"):
+        support.check_executor(config)
         config.stash[support.RUN_ID] = support.new_run_id()
 
 

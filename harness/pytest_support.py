@@ -128,11 +128,15 @@ def make_runner(config):
     return runner
 
 
+def check_executor(config) -> None:
+    """On the controller: --executor ray and pytest-xdist both spread the problems; one at a time."""
+    if config.getoption("executor") == "ray" and config.getoption("numprocesses", None):
+        raise pytest.UsageError("--executor ray spreads the problems over the Ray cluster itself, and this "
+                                "process writes the run file; leave out pytest-xdist's -n (or give -n 0) with it")
+
+
 def _on_ray(runner, config):
     """The Runner behind a RayRunner, which submits every selected problem to the cluster at once."""
-    if hasattr(config, "workerinput"):
-        raise UserError("--executor ray spreads the problems over the Ray cluster itself; "
-                        "leave out pytest-xdist's -n (or use -n 0) with it")
     from harness.executors.ray import RayRunner
 
     ray_runner = RayRunner(runner, config.getoption("ray_address"))

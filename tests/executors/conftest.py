@@ -85,12 +85,17 @@ def harness_run(runs_dir: Path, *extra: str, timeout: int = 400, wait: bool = Tr
     """``python -m harness run`` over the two fixture problems at small size, correctness only."""
     args = [sys.executable, "-m", "harness", "run", "--level", "1", "--kernelbench-root", str(PROBLEMS_ROOT),
             "--no-timing", "--trials", "2", "--runs-dir", str(runs_dir), *extra]
-    env = {**os.environ, **CLUSTER_ENV, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = cluster_env()
     if not wait:
         return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stdout + done.stderr
     return done
+
+
+def cluster_env() -> dict:
+    """A driver's environment: the cluster's settings, and this checkout first on the path."""
+    return {**os.environ, **CLUSTER_ENV, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 
 
 def llm_args(server, samples: int = 1) -> list[str]:

@@ -7,12 +7,17 @@ loadgroup`` in pyproject.toml): two clusters at once would only compete for this
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections import Counter
 
 import pytest
 
-from tests.executors.conftest import harness_run, llm_args, records_of, scripted, verdicts
+from tests.executors.conftest import (PROBLEMS_ROOT, ROOT, cluster_env, harness_run, llm_args, records_of, scripted,
+                                      verdicts)
+
+SUITE = ROOT / "suites" / "kernelbench" / "test_kernelbench.py"
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray_cluster")]
 
@@ -43,6 +48,27 @@ def test_the_run_token_limit_holds_across_nodes(ray_cluster, llm_server, tmp_pat
     assert any("run token budget spent" in (text or "") for text in stops)
 
 
+def _wait_for(condition, driver, timeout_s: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if driver.poll() is not None:
+            pytest.fail(f"the driver ended early: {driver.communicate()[0]}")
+        assert time.monotonic() < deadline, "the tasks never reached the endpoint"
+        time.sleep(0.1)
+
+
+def test_the_pytest_plugin_runs_the_suite_on_ray_into_one_run_file(ray_cluster, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pytest", str(SUITE), "--level", "1", "--kernelbench-root",
+                           str(PROBLEMS_ROOT), "--no-timing", "--trials", "2", "--runs-dir", str(tmp_path / "runs"),
+                           "--executor", "ray", "--ray-address", ray_cluster.address, "-n", "0", "-p", "no:cacheprovider"],
+                          cwd=ROOT, env=cluster_env(), capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout and "L1: 2/2 correct" in done.stdout
+    records = records_of(tmp_path / "runs")
+    assert sorted(r["problem_id"] for r in records) == ["L1/1_Scale_ReLU", "L1/2_Row_Softmax"]
+    assert all(r["executor"]["name"] == "ray" for r in records)
+
+
 def test_a_node_lost_mid_run_loses_no_record_and_duplicates_none(ray_cluster, llm_server, tmp_path):
     llm_server.responder = scripted(delay_s=6.0)
     driver = harness_run(tmp_path / "ray", *llm_args(llm_server), "--executor", "ray",
@@ -59,12 +85,3 @@ def test_a_node_lost_mid_run_loses_no_record_and_duplicates_none(ray_cluster, ll
     restarted = [r for r in records if r["executor"]["task_start"] > 1]
     assert len(restarted) == 1 and restarted[0]["executor"]["node_id"] != doomed.node_id
     assert len(llm_server.requests) == 3  # the lost start's call was made again by the retry
-
-
-def _wait_for(condition, driver, timeout_s: float = 240.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if driver.poll() is not None:
-            pytest.fail(f"the driver ended early: {driver.communicate()[0]}")
-        assert time.monotonic() < deadline, "the tasks never reached the endpoint"
-        time.sleep(0.1)
