@@ -27,13 +27,13 @@ CLUSTER_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "CRUCIBLE_LLM_CACHE": "
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    pytest.importorskip("ray")
-    from ray.cluster_utils import Cluster
-
     with pytest.MonkeyPatch.context() as patch:
         for name, value in CLUSTER_ENV.items():
             patch.setenv(name, value)
         patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        pytest.importorskip("ray")  # after the settings above: Ray reads them as it is imported
+        from ray.cluster_utils import Cluster
+
         cluster = Cluster(initialize_head=True, head_node_args=_node_args(num_cpus=0, include_dashboard=False))
         for _ in range(2):
             cluster.add_node(**_node_args(num_cpus=1))

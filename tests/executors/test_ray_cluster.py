@@ -69,6 +69,51 @@ def test_the_pytest_plugin_runs_the_suite_on_ray_into_one_run_file(ray_cluster, 
     assert all(r["executor"]["name"] == "ray" for r in records)
 
 
+def test_resume_on_ray_appends_only_the_problems_the_run_file_lacks(ray_cluster, tmp_path):
+    on_ray = ("--executor", "ray", "--ray-address", ray_cluster.address)
+    harness_run(tmp_path / "runs", "--problem", "L1/1_*", *on_ray)
+    resumed = harness_run(tmp_path / "runs", "--resume", *on_ray)
+    assert "L1/1_Scale_ReLU: already recorded, skipped (--resume)" in resumed.stderr
+    records = records_of(tmp_path / "runs")
+    assert sorted(r["problem_id"] for r in records) == ["L1/1_Scale_ReLU", "L1/2_Row_Softmax"]
+    assert len({r["run_id"] for r in records}) == 2
+
+
+# A task that takes its own process down at every start stands in for a problem that brings its node
+# down; the driver is the real RaySweep.
+EVERY_START_DIES = """
+import json, os, sys
+import ray
+from harness.executors.ray import RaySweep
+from harness.options import eval_options
+from harness.problem import load_problem
+from harness.runner import Runner
+
+def dies(spec, problem, ledger):
+    os._exit(1)
+
+ray.init(address=sys.argv[1])
+runner = Runner("reference", eval_options(timing=False, trials=1), sys.argv[2])
+sweep = RaySweep(runner, max_retries=1)
+sweep.task = ray.remote(dies).options(max_retries=1, num_cpus=1)
+sweep.submit(load_problem(sys.argv[3], size="small", level=1))
+problem, records = sweep.next_finished()
+sweep.close()
+print(json.dumps([r["status"] for r in records]))
+"""
+
+
+def test_a_problem_whose_every_start_loses_its_process_is_a_crashed_verdict(ray_cluster, tmp_path):
+    problem = PROBLEMS_ROOT / "level1" / "1_Scale_ReLU.py"
+    done = subprocess.run([sys.executable, "-c", EVERY_START_DIES, ray_cluster.address, str(tmp_path / "runs"), str(problem)],
+                          cwd=ROOT, env=cluster_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (record,) = records_of(tmp_path / "runs")
+    assert record["status"] == "crashed" and not record["correct"]
+    assert record["reason"].startswith("node_lost: each of 2 start(s) of this problem's task lost its Ray node")
+    assert record["executor"] == {"name": "ray", "lost": True}
+
+
 def test_a_node_lost_mid_run_loses_no_record_and_duplicates_none(ray_cluster, llm_server, tmp_path):
     llm_server.responder = scripted(delay_s=6.0)
     driver = harness_run(tmp_path / "ray", *llm_args(llm_server), "--executor", "ray",
