@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from harness.errors import UserError
 from harness.executors import import_ray
 from harness.executors.ray_state import connect, forwarded_env, start_ledger
 from harness.executors.ray_task import TaskSpec, solve
@@ -34,6 +35,7 @@ class RaySweep:
         self.spec = TaskSpec(runner.generator_name, dict(runner.generator_options or {}), opts, runner.run_id,
                              runner.budget, runner.run_budget)
         needs = {"num_gpus": 1, "num_cpus": 1} if opts.device == "cuda" else {"num_cpus": cpus_per_task}
+        check_capacity(self.ray.cluster_resources(), needs, address)
         env = {"env_vars": forwarded_env()}
         self.task = self.ray.remote(solve).options(max_retries=max_retries, retry_exceptions=False, runtime_env=env,
                                                    **needs)
@@ -100,6 +102,17 @@ class RaySweep:
             self.ray.cancel(ref, force=True)
         self.pending.clear()
         self.ray.kill(self.ledger)
+
+
+def check_capacity(resources: dict, needs: dict, address: str | None) -> None:
+    """A task the cluster can never place would wait forever: say so instead."""
+    names = {"num_gpus": "GPU", "num_cpus": "CPU"}
+    for need, amount in needs.items():
+        have = resources.get(names[need], 0)
+        if have < amount:
+            raise UserError(f"--executor ray: the Ray cluster at {address or 'this machine'} has {have:g} "
+                            f"{names[need]} slot(s), and each problem's task needs {amount:g}. Start nodes with "
+                            f"`ray start --num-gpus N` (or --num-cpus N), or run with --executor local.")
 
 
 def run_sweep(runner, problems, progress, address: str | None = None) -> list[dict]:

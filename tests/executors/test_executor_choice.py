@@ -75,3 +75,14 @@ def test_the_plugin_refuses_executor_ray_under_xdist(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 4
     assert "leave out pytest-xdist's -n" in done.stderr
+
+
+def test_a_cluster_without_the_slots_a_task_needs_is_refused_instead_of_waiting_forever():
+    import pytest
+
+    from harness.errors import UserError
+    from harness.executors.ray import check_capacity
+
+    check_capacity({"CPU": 2.0, "GPU": 1.0}, {"num_gpus": 1, "num_cpus": 1}, "head:6379")
+    with pytest.raises(UserError, match=r"the Ray cluster at head:6379 has 0 GPU slot\(s\), and each problem's task needs 1"):
+        check_capacity({"CPU": 8.0}, {"num_gpus": 1, "num_cpus": 1}, "head:6379")
