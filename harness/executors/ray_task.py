@@ -30,10 +30,11 @@ def solve(spec: TaskSpec, problem, ledger) -> list[dict]:
 
     start = _call(ledger.started.remote(problem.id))
     where = placement()
+    records: list[dict] = []  # what the Runner would have appended to the run file, for the driver
     runner = Runner(spec.generator, _here(spec.opts), generator_options=dict(spec.generator_options),
                     run_id=spec.run_id, budget=spec.budget, run_budget=spec.run_budget,
-                    sink=lambda record: None, run_ledger=LedgerClient(ledger, problem.id))
-    records = runner.run_problem(problem)
+                    sink=records.append, run_ledger=LedgerClient(ledger, problem.id))
+    runner.run_problem(problem)
     for record in records:
         record["executor"] = {"name": "ray", **where, "task_start": start}
     return records
