@@ -64,3 +64,4 @@ class GenerationContext:
     log: Callable[[str], None] = print
     run_budget: Budget = field(default_factory=Budget)   # the whole run's limits ...
     run_usage: Usage = field(default_factory=Usage)      # ... and what the run spent before this problem
+    run_ledger: Any = None   # where the run's spending is shared between processes (harness/executors/ledger.py)

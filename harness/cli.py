@@ -127,6 +127,7 @@ def _run(args) -> int:
     from harness.llm_options import budgets_from_args
     from harness.options import generator_kwargs
     from harness.registry import check_applies
+    from harness.executors.options import run_sweep
     from harness.progress import Progress
     from harness.runner import Runner
     from harness.suite import load_selected, parse_levels
@@ -136,20 +137,18 @@ def _run(args) -> int:
                              subset=args.subset, kernelbench_root=args.kernelbench_root)
     if not problems:
         raise UserError("no problem matches the selection (--level / --problem / --subset)")
+    if args.executor == "ray":
+        from harness.executors import import_ray
+
+        import_ray()  # says how to install it before anything is written
     budget, run_budget = budgets_from_args(args)
     generator = args.generator or DEFAULT_GENERATOR
     check_applies(generator, "kernelbench")
     runner = Runner(generator, opts, args.runs_dir, generator_options=generator_kwargs(generator, lambda d: getattr(args, d)),
-                    resume=args.resume, budget=budget, run_budget=run_budget)
+                    resume=args.resume, budget=budget, run_budget=run_budget,
+                    extra_config={"executor": "ray"} if args.executor == "ray" else None)
     progress = Progress(len(problems))
-    records = []
-    for problem in problems:
-        if runner.already_done(problem):
-            progress.skip(problem.id)
-            continue
-        new = runner.run_problem(problem)
-        records += new
-        progress.done(problem.id, new)
+    records = run_sweep(args.executor, runner, problems, progress, ray_address=args.ray_address)
     progress.summary(records, runner.path)
     return 0
 

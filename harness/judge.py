@@ -24,7 +24,8 @@ from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
 
 OUTPUT_TAIL_CHARS = 2000
 # Variables a worker keeps; everything else (keys, seeds, tokens, the user's config) is dropped.
-_KEEP_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "PYTHONPATH",
+# CUDA_VISIBLE_DEVICES: the worker must see the GPUs the judge sees (a Ray task is given one this way).
+_KEEP_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "CUDA_VISIBLE_DEVICES",
              "NVIDIA_VISIBLE_DEVICES", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV", "TRITON_PTXAS_PATH",
              "TORCH_CUDA_ARCH_LIST", "CC", "CXX", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
              "NVSHMEM_DISABLE_NVLS")

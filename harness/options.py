@@ -167,9 +167,19 @@ BUDGETS = (
 )
 
 
+EXECUTORS = ("local", "ray")
+
+EXECUTION = (
+    Option("--executor", "where problems run: local (this process, one after another) or ray (one Ray task per "
+           "problem on a Ray cluster; needs pip install crucible-kernels[ray])", choice("--executor", EXECUTORS), "local"),
+    Option("--ray-address", "with --executor ray: the cluster to join, e.g. 10.0.0.5:6379 or auto",
+           shown="$RAY_ADDRESS, else a Ray instance started on this machine"),
+)
+
+
 def run_options() -> tuple[Option, ...]:
     """Everything ``python -m harness run`` and ``pytest suites/`` take, generators' options included."""
-    return SELECTION + EVAL + BUDGETS + tuple(generator_option_table())
+    return SELECTION + EVAL + BUDGETS + EXECUTION + tuple(generator_option_table())
 
 
 def generator_option_table() -> list[Option]:

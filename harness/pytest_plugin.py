@@ -25,6 +25,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
     config.addinivalue_line("markers", "bench: prints performance figures; run with -m bench")
     if not hasattr(config, "workerinput"):
+        support.check_executor(config)
         config.stash[support.RUN_ID] = support.new_run_id()
 
 
@@ -68,7 +69,10 @@ def pytest_runtest_call(item):
 @pytest.fixture(scope="session")
 def crucible_runner(request):
     """The session's Runner: generator, evaluation options, run file."""
-    return support.make_runner(request.config)
+    runner = support.make_runner(request.config)
+    if hasattr(runner, "close"):  # --executor ray: tasks still under way end with the session
+        request.addfinalizer(runner.close)
+    return runner
 
 
 @pytest.fixture

@@ -128,16 +128,51 @@ def make_runner(config):
             torch.cuda.set_device(gpu_index)
     try:
         opts = eval_options_from(opt, gpu_index=gpu_index)
+        if opt("executor") == "ray":
+            from harness.executors import import_ray
+
+            import_ray()  # says how to install it before the run file is started
         values = argparse.Namespace(**{option.dest: opt(option.dest) for option in run_options()})
         budget, run_budget = budgets_from_args(values)
         generator = generator_name(config)
         runner = Runner(generator, opts, opt("runs_dir"), generator_options=generator_kwargs(generator, opt),
                         run_id=run_id(config), resume=opt("resume"), budget=budget, run_budget=run_budget, log=notice,
-                        extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index})
+                        extra_config={"xdist_workers": worker.get("workercount"), "gpu_index": gpu_index,
+                                      **({"executor": "ray"} if opt("executor") == "ray" else {})})
+        if opt("executor") == "ray":
+            runner = _on_ray(runner, config)
     except UserError as error:
         pytest.exit(f"crucible: {error}", returncode=4)
     config.stash[RUN_FILE] = runner.path
     return runner
+
+
+def check_executor(config) -> None:
+    """On the controller: --executor ray and pytest-xdist both spread the problems; one at a time."""
+    if config.getoption("executor") == "ray" and config.getoption("numprocesses", None):
+        raise pytest.UsageError("--executor ray spreads the problems over the Ray cluster itself, and this "
+                                "process writes the run file; leave out pytest-xdist's -n (or give -n 0) with it")
+
+
+def _on_ray(runner, config):
+    """The Runner behind a RayRunner, which submits every selected problem to the cluster at once."""
+    from harness.executors.ray import RayRunner
+
+    ray_runner = RayRunner(runner, config.getoption("ray_address"))
+    ray_runner.prefetch(_loadable(config))
+    return ray_runner
+
+
+def _loadable(config) -> list:
+    from harness.problem import load_problem
+
+    problems = []
+    for case in selected_cases(config):
+        try:
+            problems.append(load_problem(case.path, size=config.getoption("size"), level=case.level))
+        except UserError:
+            continue  # its test reports why (load_case)
+    return problems
 
 
 def summary_lines(config) -> list[str]:

@@ -50,9 +50,11 @@ class Runner:
     def __init__(self, generator: str, opts: EvalOptions, runs_dir: str | Path = "runs", *,
                  generator_options: dict | None = None, suite: str = "kernelbench", run_id: str | None = None,
                  run_file: str | Path | None = None, resume: bool = False, budget: Budget | None = None,
-                 run_budget: Budget | None = None, log: Callable[[str], None] = print, extra_config: dict | None = None):
+                 run_budget: Budget | None = None, log: Callable[[str], None] = print, extra_config: dict | None = None,
+                 sink: Callable[[dict], None] | None = None, run_ledger=None):
         self.generator_name = generator
         self.generator = registry.create("generator", generator, **(generator_options or {}))
+        self.generator_options = dict(generator_options or {})
         self.opts = opts
         self.cache = EvalCache(opts.secret)
         self.budget = budget or Budget()
@@ -60,9 +62,14 @@ class Runner:
         self.spent = Usage()
         self.log = log
         self.run_id = run_id or new_run_id()
+        # the run-wide spending that every process of the run shares (harness/executors/ledger.py)
+        self.run_ledger = run_ledger
+        self._held_since: float | None = None
+        if sink is not None:  # another process writes the run file (harness/executors/ray_task.py)
+            self.path, self.done, self.writer = None, set(), _Sink(sink)
+            return
         path = Path(run_file) if run_file else _resume_target(runs_dir, suite, generator) if resume else None
         self.path = path or Path(runs_dir) / run_file_name(self.run_id, suite, generator)
-        self._held_since: float | None = None
         header = self._header(suite, generator_options, extra_config)
         if resume:
             _check_resumable(self.path, header)
@@ -111,12 +118,12 @@ class Runner:
             raise EndpointUnusable(self.stopped)
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
-        stopped = self.run_budget.exceeded_by(self.spent)
+        stopped = self.run_budget.exceeded_by(self.run_ledger.spent() if self.run_ledger else self.spent)
         if stopped:
             return [Candidate("", provenance={"stopped": f"run {stopped}"})]
         ctx = GenerationContext(options=self.opts, evaluate=self._draft_evaluator(problem), budget=self.budget,
                                 device_facts=self._device_facts(), log=self.log, run_budget=self.run_budget,
-                                run_usage=self.spent)
+                                run_usage=self.spent, run_ledger=self.run_ledger)
         try:
             candidates = list(self.generator.generate(problem, ctx))
         except UserError as error:  # the user must fix something first (an unusable endpoint, a missing price)
@@ -169,6 +176,13 @@ class Runner:
             record["gpu_windows"] = [[self._held_since, time.time()]]
         self.writer.append(record)
         return record
+
+
+class _Sink:
+    """Hands each record to a function instead of a run file (the RunWriter's one method)."""
+
+    def __init__(self, receive: Callable[[dict], None]):
+        self.append = receive
 
 
 def _with(opts: EvalOptions, **changes) -> EvalOptions:

@@ -134,6 +134,8 @@ class LLMSession:
         self.budget = getattr(ctx, "budget", None)
         self.run_budget = getattr(ctx, "run_budget", None)
         self.run_spent = getattr(ctx, "run_usage", None) or Usage()
+        # Shared by every process of a distributed run: the run's spending, live (harness/executors/ledger.py)
+        self.run_ledger = getattr(ctx, "run_ledger", None)
         self.usage = Usage()
         self.transcript: list[dict] = []
         self.model: str | None = None
@@ -151,7 +153,8 @@ class LLMSession:
             if reason:
                 return reason
         if self.run_budget is not None:
-            reason = self.run_budget.exceeded_by(self.run_spent + spent)
+            run_spent = self.run_ledger.spent() if self.run_ledger is not None else self.run_spent + spent
+            reason = self.run_budget.exceeded_by(run_spent)
             if reason:
                 return f"run {reason}"
         return None
@@ -162,7 +165,8 @@ class LLMSession:
         endpoint's failure (LLMError; EndpointUnusable stops every later call too)."""
         with self._reservations.hold(messages, config):
             try:
-                reply = self.provider.chat(messages, config)
+                reply = self._shared_call(messages, config) if self.run_ledger is not None \
+                    else self.provider.chat(messages, config)
             except BudgetExceeded:
                 raise
             except LLMError as error:
@@ -176,6 +180,19 @@ class LLMSession:
             if not self.endpoint_fatal:
                 self.endpoint_error = str(error)
                 self.endpoint_fatal = isinstance(error, EndpointUnusable)
+
+    def _shared_call(self, messages: list[dict], config: ChatConfig) -> Reply:
+        """A call the run's ledger allowed: other processes' calls count against the run's limits too."""
+        reason = self.run_ledger.acquire()
+        if reason:
+            raise BudgetExceeded(reason)
+        usage = Usage()
+        try:
+            reply = self.provider.chat(messages, config)
+            usage = reply.usage
+        finally:
+            self.run_ledger.release(usage)
+        return reply
 
     def record(self, agent: str, messages: list[dict], reply: Reply, **step: Any) -> dict:
         entry = {"agent": agent, **step, "messages": messages, "reply": reply.text,
