@@ -144,7 +144,7 @@ class Guards:
         import harness.worker.hold  # noqa: F401
         import harness.worker.protocol  # noqa: F401
 
-    def protect(self, workdir: str, compile_pool: bool = False) -> None:
+    def protect(self, workdir: str, compile_pool: bool = False, state_class: type | None = None) -> None:
         """Freeze the classes the worker's reply path runs through, install the audit hook and the
         sandbox; called once, right before the candidate's import.
 
@@ -156,7 +156,7 @@ class Guards:
         run in-process (judge.WorkerSession._environment)."""
         from harness.worker import audit, sandbox
 
-        self.frozen = freeze_classes(_reply_path_classes())
+        self.frozen = freeze_classes(_reply_path_classes(state_class))
 
         writable = [workdir, "/dev", "/dev/shm", "/proc" if compile_pool else f"/proc/{os.getpid()}"]
         if compile_pool:
@@ -248,15 +248,17 @@ def _snapshot(torch) -> dict:
     return entries
 
 
-def _reply_path_classes() -> list[type]:
-    """Classes whose methods the worker calls after the candidate exists: the worker's own, the
-    channel and its pickler, torch.Tensor (fingerprints, pickling) and the CUDA event (timing)."""
+def _reply_path_classes(state_class: type | None = None) -> list[type]:
+    """Classes whose methods the worker calls after the candidate exists: the worker's own (its
+    state's class is handed in by whoever calls ``protect``, so that the guards need not import the
+    worker's main loop), the channel and its pickler, torch.Tensor (fingerprints, pickling) and the
+    CUDA event (timing)."""
     import torch
     from multiprocessing import connection, reduction
 
-    from harness.worker import audit, main
+    from harness.worker import audit
 
-    classes = [Guards, _LaunchCounter, main.State, audit.Origins, audit._Policy, connection.Connection,
+    classes = [Guards, _LaunchCounter, state_class, audit.Origins, audit._Policy, connection.Connection,
                connection._ConnectionBase, reduction.ForkingPickler, torch.Tensor, torch.cuda.Event]
     return [cls for cls in classes if isinstance(cls, type)]
 

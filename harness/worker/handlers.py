@@ -192,7 +192,8 @@ def load(state, message: dict, _load_weights=_load_matching_weights) -> dict:
         state.sync_floor_ms = _sync_round_trip_floor(state)
     # The judge's word that this is the harness's own code (a baseline, or the reference or inductor
     # generator): its torch.compile may use inductor's compile subprocesses (Guards.protect).
-    state.guards.protect(os.getcwd(), compile_pool=message.get("trusted") is True and state.device == "cuda")
+    state.guards.protect(os.getcwd(), compile_pool=message.get("trusted") is True and state.device == "cuda",
+                         state_class=type(state))
     module = state.import_candidate(message["source"])
     if not hasattr(module, "ModelNew"):
         raise ImportError("the candidate defines no ModelNew class")
