@@ -65,6 +65,7 @@ class Runner:
         # the run-wide spending that every process of the run shares (harness/executors/ledger.py)
         self.run_ledger = run_ledger
         self._held_since: float | None = None
+        self.stopped: str | None = None  # why the endpoint cannot serve this run; no problem runs after it
         if sink is not None:  # another process writes the run file (harness/executors/ray_task.py)
             self.path, self.done, self.writer = None, set(), _Sink(sink)
             return
@@ -74,7 +75,6 @@ class Runner:
         if resume:
             _check_resumable(self.path, header)
         self.done = _completed(self.path) if resume else set()
-        self.stopped: str | None = None  # why the endpoint cannot serve this run; no problem runs after it
         self.writer = RunWriter(self.path, header=header)
 
     def _header(self, suite: str, generator_options: dict | None, extra: dict | None) -> dict:
