@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.results import SCHEMA, RunWriter, details_path, run_file_name, split_details, utc_now  # noqa: E402
+from harness.records.results import SCHEMA, RunWriter, details_path, run_file_name, split_details, utc_now  # noqa: E402
 
 GENERATORS = [("reference", None), ("inductor", None), ("direct", "gpt-4o"), ("kforge", "o3"), ("mkevolve", "o3")]
 STATUSES = ["ok"] * 6 + ["incorrect", "compile_error", "runtime_error", "timeout"]

@@ -176,7 +176,7 @@ def main() -> int:
     if not torch.cuda.is_available():
         print("megakernel_gpu: needs a CUDA GPU; none is visible. Nothing to measure.", file=sys.stderr)
         return 2
-    from harness.device import provenance
+    from harness.judge.device import provenance
     from harness.megakernel.suite import VM_MODELS, VM_SCHEDULES
 
     out = Path(args.out)

@@ -11,7 +11,7 @@ import argparse
 from collections import defaultdict
 from statistics import median
 
-from harness.results import load_records
+from harness.records.results import load_records
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,7 +85,7 @@ def _run(executor: str, folder: Path, args, extra: list[str]) -> None:
 
 
 def _records(folder: Path) -> dict[str, dict]:
-    from harness.results import load_records
+    from harness.records.results import load_records
 
     files = sorted(folder.glob("*.jsonl"))
     return {r["problem_id"]: r for r in load_records(files)} if files else {}

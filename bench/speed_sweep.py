@@ -49,7 +49,7 @@ def run(args) -> int:
 
 
 def _records(path: Path) -> list[dict]:
-    from harness.results import load_records
+    from harness.records.results import load_records
 
     return [r for r in load_records([path]) if r.get("generator") == "reference"]
 

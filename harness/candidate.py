@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 
 @dataclass

@@ -40,7 +40,7 @@ def _add_run_parser(sub) -> None:
 
 def _add_plugin_parsers(sub) -> None:
     """Subcommands contributed by the suites (megakernel schedules, the exploit corpus, comparisons)."""
-    for module_name in ("harness.megakernel.cli", "harness.exploits_cli", "harness.compare_cli", "harness.publish"):
+    for module_name in ("harness.megakernel.cli", "harness.exploits_cli", "harness.compare_cli", "harness.records.publish"):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ModuleNotFoundError as error:
@@ -69,14 +69,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _options(args):
-    from harness.eval_setup import eval_options_from
+    from harness.judge.eval_setup import eval_options_from
 
     return eval_options_from(lambda dest: getattr(args, dest))
 
 
 def _eval(args) -> int:
-    from harness.evaluate import EvalCache, evaluate
-    from harness.problem import load_problem
+    from harness.judge.evaluate import EvalCache, evaluate
+    from harness.problems.problem import load_problem
 
     candidate = Path(args.candidate)
     missing = [f"{flag} {path}" for flag, path in (("--reference", args.reference), ("--candidate", candidate))
@@ -94,8 +94,8 @@ def _eval(args) -> int:
 
 
 def _append_eval_record(args, opts, record: dict) -> None:
-    from harness.device import provenance
-    from harness.results import RunWriter, new_run_id, run_file_name
+    from harness.judge.device import provenance
+    from harness.records.results import RunWriter, new_run_id, run_file_name
 
     run_id = new_run_id()
     header = {"run_id": run_id, "provenance": provenance(opts.device),
@@ -128,9 +128,9 @@ def _run(args) -> int:
     from harness.options import generator_kwargs
     from harness.registry import check_applies
     from harness.executors.options import run_sweep
-    from harness.progress import Progress
-    from harness.runner import Runner
-    from harness.suite import load_selected, parse_levels
+    from harness.records.progress import Progress
+    from harness.executors.runner import Runner
+    from harness.problems.suite import load_selected, parse_levels
 
     opts = _options(args)
     problems = load_selected(args.size, levels=parse_levels(args.level), patterns=args.problem,

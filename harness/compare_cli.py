@@ -1,10 +1,10 @@
 """``python -m harness compare``: several generators on the same problems at an equal token budget.
 
-Every generator runs through ``harness.runner.Runner`` (its own run file under ``--runs-dir``) with
+Every generator runs through ``harness.executors.runner.Runner`` (its own run file under ``--runs-dir``) with
 the same per-problem token budget and the same LLM provider, and the closing table gives, per level
 and generator: correctness (unflagged correct over all selected problems), the geometric-mean
 speedup where speed was measured, mean tokens per problem and tokens per correct kernel (the
-metrics of ``harness.metrics``, as on the leaderboard), and wall time.
+metrics of ``harness.records.metrics``, as on the leaderboard), and wall time.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: Any) -> int:
-    from harness.eval_setup import eval_options_from
-    from harness.suite import load_selected, parse_levels
+    from harness.judge.eval_setup import eval_options_from
+    from harness.problems.suite import load_selected, parse_levels
 
     generators = [name.strip() for name in args.generators.split(",") if name.strip()]
     if not generators:
@@ -104,7 +104,7 @@ def parse_settings(items: list[str], generators: list[str]) -> dict[str, dict]:
 def run_generator(name: str, problems: list, opts: Any, args: Any, options: dict) -> dict:
     from harness.candidate import Budget
     from harness.registry import lookup
-    from harness.runner import Runner
+    from harness.executors.runner import Runner
 
     takes = {option.dest for option in getattr(lookup("generator", name), "options", ())}
     options = {**{dest: getattr(args, dest) for _, dest in LLM_FLAGS if dest in takes and getattr(args, dest, None)},
@@ -129,7 +129,7 @@ def run_generator(name: str, problems: list, opts: Any, args: Any, options: dict
 
 def summarize(results: dict[str, dict], problems: list) -> dict:
     """Per level, per generator: the headline metrics over all selected problems of that level."""
-    from harness.metrics import level_summary
+    from harness.records.metrics import level_summary
 
     levels = sorted({p.level for p in problems})
     # Problems the suite excludes (EXCLUDE) are run and recorded but never scored, as on the leaderboard.

@@ -1,6 +1,6 @@
 """Crucible's pytest plugin: ``pytest suites/ --generator NAME [--level ...] [--device cuda] ...``.
 
-Hooks and fixtures only; the work is in harness.runner. One test per problem, with ids like
+Hooks and fixtures only; the work is in harness.executors.runner. One test per problem, with ids like
 ``L2/23_Conv3d_GroupNorm_Mean``; a test passes when the generator's best candidate is correct.
 Under pytest-xdist every worker appends to the same run file, and on CUDA each worker takes its
 own GPU (workers beyond the GPU count queue on a per-GPU lock, so no two timings share a GPU).

@@ -31,7 +31,7 @@ RUN_FILE = pytest.StashKey[Path]()
 
 
 def new_run_id() -> str:
-    from harness.results import new_run_id as make
+    from harness.records.results import new_run_id as make
 
     return make()
 
@@ -84,7 +84,7 @@ class Case:
 
 
 def selected_cases(config) -> list[Case]:
-    from harness.suite import parse_levels, problem_files
+    from harness.problems.suite import parse_levels, problem_files
 
     try:
         files = problem_files(levels=parse_levels(config.getoption("level")), patterns=config.getoption("problem"),
@@ -95,7 +95,7 @@ def selected_cases(config) -> list[Case]:
 
 
 def load_case(case: Case, config):
-    from harness.problem import load_problem
+    from harness.problems.problem import load_problem
 
     try:
         return load_problem(case.path, size=config.getoption("size"), level=case.level)
@@ -112,10 +112,10 @@ def gpu_available() -> bool:
 
 
 def make_runner(config):
-    from harness.eval_setup import eval_options_from
+    from harness.judge.eval_setup import eval_options_from
     from harness.llm_options import budgets_from_args
     from harness.options import generator_kwargs, run_options
-    from harness.runner import Runner, gpu_for_worker, visible_gpu_count
+    from harness.executors.runner import Runner, gpu_for_worker, visible_gpu_count
 
     opt = config.getoption
     worker = getattr(config, "workerinput", {})
@@ -164,7 +164,7 @@ def _on_ray(runner, config):
 
 
 def _loadable(config) -> list:
-    from harness.problem import load_problem
+    from harness.problems.problem import load_problem
 
     problems = []
     for case in selected_cases(config):
@@ -177,8 +177,8 @@ def _loadable(config) -> list:
 
 def summary_lines(config) -> list[str]:
     """Per-level summary read back from the run file, so it covers every xdist worker's records."""
-    from harness.progress import summary_lines as lines
-    from harness.results import read_lines, run_file_name
+    from harness.records.progress import summary_lines as lines
+    from harness.records.results import read_lines, run_file_name
 
     this_run = run_id(config)
     runs_dir = Path(config.getoption("runs_dir"))

@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from harness.errors import UserError
-from harness.metrics import USAGE_FIELDS
-from harness.results import attach_details, check_schema, find_run_files, read_lines
+from harness.records.metrics import USAGE_FIELDS
+from harness.records.results import attach_details, check_schema, find_run_files, read_lines
 
 NUMBER_COLUMNS = (
     "level", "attempt", "candidate_ms", "candidate_ms_iqr", "eager_ms", "compile_ms", "speedup",
@@ -200,7 +200,7 @@ def _read_columns_python(path: Path):
 
 
 def _coerced(line: dict) -> dict:
-    from harness.metrics import number
+    from harness.records.metrics import number
 
     row = {name: _text(line.get(name)) for name in TEXT_COLUMNS}
     row.update({name: number(line.get(name)) for name in NUMBER_COLUMNS})
@@ -237,7 +237,7 @@ def _to_frame(table) -> pd.DataFrame:
 
 
 def records_of(frame: pd.DataFrame) -> list[dict]:
-    """Rows as dicts (the shape ``harness.metrics`` reads), NaN left for metrics to treat as missing."""
+    """Rows as dicts (the shape ``harness.records.metrics`` reads), NaN left for metrics to treat as missing."""
     columns = list(frame.columns)
     values = [frame[name].tolist() for name in columns]
     return [dict(zip(columns, row)) for row in zip(*values)]

@@ -16,7 +16,7 @@ from typing import Callable
 import matplotlib.pyplot as plt
 
 from harness.errors import UserError
-from harness.results import load_records
+from harness.records.results import load_records
 from leaderboard import charts, tables
 from leaderboard.data import load_frame, load_megakernel_summary, megakernel_view, runs_folder
 

@@ -1,4 +1,4 @@
-"""Rankings and chart data computed from the light frame with ``harness.metrics``.
+"""Rankings and chart data computed from the light frame with ``harness.records.metrics``.
 
 Everything here is a pure function of a DataFrame (as ``leaderboard.data.load_frame`` returns it)
 so the app, the figures and the tests share one computation.
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness import metrics
+from harness.records import metrics
 from leaderboard.data import records_of
 
 BOARD_KEYS = ("suite", "level", "hardware", "precision")

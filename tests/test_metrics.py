@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from harness import metrics
+from harness.records import metrics
 
 
 def rec(problem, correct=True, speedup=None, status=None, flags=(), **extra):
@@ -220,7 +220,7 @@ def test_group_records_buckets_by_keys_with_nan_as_none():
 
 def test_metrics_and_leaderboard_data_layer_do_not_import_torch():
     code = (
-        "import sys, harness.metrics, harness.importers, leaderboard.data, leaderboard.tables, "
+        "import sys, harness.records.metrics, harness.problems.importers, leaderboard.data, leaderboard.tables, "
         "leaderboard.charts, leaderboard.display, leaderboard.figures, leaderboard.screenshots; "
         "assert 'torch' not in sys.modules, 'torch imported'; print('ok')"
     )
@@ -229,7 +229,7 @@ def test_metrics_and_leaderboard_data_layer_do_not_import_torch():
 
 
 def test_excluded_problems_are_not_scored():
-    from harness.metrics import level_summary
+    from harness.records.metrics import level_summary
 
     records = [
         {"problem_id": "L2/1_A", "level": 2, "correct": True, "status": "ok", "speedup": 2.0, "flags": []},

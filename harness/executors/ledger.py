@@ -15,7 +15,7 @@ over its limit, whatever the number of nodes. The endpoint's limit on calls in f
 from __future__ import annotations
 
 from harness.candidate import Budget
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 GO, WAIT, STOP = "go", "wait", "stop"
 

@@ -72,7 +72,7 @@ class RaySweep:
         return tuple(getattr(exceptions, name) for name in names if hasattr(exceptions, name))
 
     def _failure(self, problem, error: BaseException, lost: bool) -> dict:
-        from harness.evaluate import judge_failure_record
+        from harness.judge.evaluate import judge_failure_record
 
         identity = {"generator": self.runner.generator_name, "attempt": 0}
         record = judge_failure_record(problem, "", self.runner.opts, identity, error)

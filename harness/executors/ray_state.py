@@ -10,7 +10,7 @@ import time
 
 from harness.errors import UserError
 from harness.executors.ledger import GO, STOP
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 # how long a call waits before asking the ledger again when other calls must report first
 WAIT_S = 0.05

@@ -26,7 +26,7 @@ class TaskSpec:
 
 def solve(spec: TaskSpec, problem, ledger) -> list[dict]:
     from harness.executors.ray_state import LedgerClient
-    from harness.runner import Runner
+    from harness.executors.runner import Runner
 
     start = _call(ledger.started.remote(problem.id))
     where = placement()

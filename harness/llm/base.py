@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from harness.errors import UserError
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 
 @dataclass(frozen=True)

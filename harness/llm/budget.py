@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from harness.llm import tokens
 from harness.llm.base import BudgetExceeded, ChatConfig, EndpointUnusable
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 
 class Reservations:

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from harness.llm.base import ChatConfig, Reply
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 DEFAULT_FOLDER = Path(".crucible-cache") / "llm"
 _OFF = {"", "0", "off", "no", "false", "none"}

@@ -20,7 +20,7 @@ from harness.llm.base import ChatConfig, EndpointUnusable, LLMError, Reply
 from harness.llm.cache import ResponseCache, cache_key, cacheable
 from harness.llm.pricing import Price, PriceTable, load_prices
 from harness.llm.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 OPENAI_URL = "https://api.openai.com/v1"
 # Reasoning models take max_completion_tokens and refuse a temperature other than their default.

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 DEFAULT_TABLE = Path(__file__).with_name("prices.json")
 _SNAPSHOT = re.compile(r"^-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")  # gpt-4o-2024-08-06, o1-20241217, gpt-4-0613

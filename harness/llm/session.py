@@ -19,7 +19,7 @@ from harness.errors import UserError
 from harness.llm.base import BudgetExceeded, ChatConfig, EndpointUnusable, LLMError, Provider, Reply, Retries
 from harness.llm.budget import Reservations
 from harness.llm.prompts import check_backend
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,14 @@ Each timed call is a zero-argument callable with its inputs prepared outside it;
 repetition the L2 cache is flushed (a write over twice its size); one event pair times one call.
 The callables are timed in alternation, round after round, so drift hits them all alike; each gets
 warm-up calls first; rounds stop when every callable's relative standard error is below the target
-or the time budget is spent. Statistics are ``harness.stats.summarize`` (median, bootstrap interval).
+or the time budget is spent. Statistics are ``harness.records.stats.summarize`` (median, bootstrap interval).
 """
 
 from __future__ import annotations
 
 import time
 
-from harness import stats
+from harness.records import stats
 
 
 def time_alternating(fns: dict, device: str = "cuda", budget_s: float = 10.0, min_reps: int = 20,
@@ -19,7 +19,7 @@ def time_alternating(fns: dict, device: str = "cuda", budget_s: float = 10.0, mi
     """{name: TimingStats as a dict} for zero-argument callables that launch GPU work."""
     import torch
 
-    from harness.device import l2_bytes
+    from harness.judge.device import l2_bytes
 
     flush = torch.empty(max(2 * l2_bytes(device), 1 << 20) // 4, dtype=torch.float32, device=device)
     for fn in fns.values():

@@ -26,7 +26,7 @@ from harness.errors import UserError
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
 from harness.llm_options import LLM_OPTIONS
 from harness.registry import register
-from harness.usage import Usage
+from harness.records.usage import Usage
 from submitters.mkevolve.compose import compose
 from submitters.mkevolve.evolve import STAGES, Evolution
 from submitters.mkevolve.search import SearchShape, UnitSearch
@@ -92,7 +92,7 @@ class HarnessJudge:
         self.cache = None
 
     def __call__(self, subproblem: Any, source: str) -> dict:
-        from harness.evaluate import EvalCache, evaluate
+        from harness.judge.evaluate import EvalCache, evaluate
 
         key = (subproblem.id, subproblem.source_sha, Candidate(source).sha)
         if key not in self.records:
@@ -107,7 +107,7 @@ class Run:
     """One problem through the four stages; ``candidate()`` is the result."""
 
     def __init__(self, generator: MKEvolve, problem: Any, ctx: Any, session: LLMSession, verify: Any):
-        from harness.evaluate import EvalOptions
+        from harness.judge.evaluate import EvalOptions
 
         self.generator, self.problem, self.ctx, self.session = generator, problem, ctx, session
         self.opts = getattr(ctx, "options", None) or EvalOptions()

@@ -1,4 +1,4 @@
-"""Speedup as a ratio measured in alternation (harness.alternation, harness.stats), pinned with a
+"""Speedup as a ratio measured in alternation (harness.judge.alternation, harness.records.stats), pinned with a
 scripted clock: a machine whose speed drifts 2x during the measurement, as launch-bound models'
 times do on a shared host. These fail if the roles stop alternating, if the ratio is taken across
 rounds, or if the interval stops covering the truth."""
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from harness.alternation import CANDIDATE, RoleFailed, calls_per_batch, round_order, run_rounds
-from harness.stats import FASTER, INDISTINGUISHABLE, SLOWER, RatioStats, StopRule, ratio_stats, speed_verdict
+from harness.judge.alternation import CANDIDATE, RoleFailed, calls_per_batch, round_order, run_rounds
+from harness.records.stats import FASTER, INDISTINGUISHABLE, SLOWER, RatioStats, StopRule, ratio_stats, speed_verdict
 
 
 class DriftingMachine:

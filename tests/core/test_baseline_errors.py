@@ -1,9 +1,9 @@
 """A baseline that fails (torch.compile's inductor erring in its compile subprocess, say) leaves its
 whole cause in the record, in the details file, not only the remark's first 200 characters."""
 
-from harness import evaluate as evaluate_module
-from harness.evaluate import EvalCache, EvalOptions, _bounded_reason, evaluate
-from harness.results import RunWriter, load_records
+from harness.judge import evaluate as evaluate_module
+from harness.judge.evaluate import EvalCache, EvalOptions, _bounded_reason, evaluate
+from harness.records.results import RunWriter, load_records
 
 
 def test_a_long_reason_keeps_its_head_and_its_innermost_cause():

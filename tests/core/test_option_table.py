@@ -43,7 +43,7 @@ def test_help_defaults_are_the_values_the_code_uses():
 
 
 def test_eval_options_from_the_table_defaults_match_the_judge_defaults():
-    from harness.eval_setup import eval_options_from
+    from harness.judge.eval_setup import eval_options_from
     from harness.options import EVAL
 
     opts = eval_options_from({option.dest: option.arguments()["default"] for option in EVAL}.get)

@@ -3,10 +3,10 @@ correctness, timing, and each baseline's start and check the first time a run us
 
 from __future__ import annotations
 
-from harness.evaluate import EvalCache, EvalOptions, evaluate
-from harness.judge import WorkerLimits
-from harness.stats import StopRule
-from harness.timing import TimingPlan
+from harness.judge.evaluate import EvalCache, EvalOptions, evaluate
+from harness.judge.workers import WorkerLimits
+from harness.records.stats import StopRule
+from harness.judge.timing import TimingPlan
 
 GOOD = """import torch
 import torch.nn as nn

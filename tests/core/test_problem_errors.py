@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import UserError
-from harness.problem import load_problem
+from harness.problems.problem import load_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = ROOT / "tests" / "fixtures" / "problems" / "1_Scale_ReLU.py"

@@ -7,7 +7,7 @@ import secrets
 import time
 from pathlib import Path
 
-from harness.evaluate import EvalCache, evaluate
+from harness.judge.evaluate import EvalCache, evaluate
 from tests.core.test_verdicts import GOOD
 
 
@@ -48,9 +48,9 @@ with open({str(note)!r}, "w") as handle:
 
 JUDGE = '''
 import sys
-from harness.evaluate import EvalCache, EvalOptions, evaluate
-from harness.judge import WorkerLimits
-from harness.problem import load_problem
+from harness.judge.evaluate import EvalCache, EvalOptions, evaluate
+from harness.judge.workers import WorkerLimits
+from harness.problems.problem import load_problem
 
 problem = load_problem(sys.argv[1], size="small", level=1)
 opts = EvalOptions(timing=False, trials=3, limits=WorkerLimits(memory_bytes=3 << 30, load_s=120, first_call_s=20, call_s=20))

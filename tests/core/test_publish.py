@@ -8,7 +8,7 @@ from harness.cli import main
 
 
 def _run_file(folder, run_id="20260101T000000Z-abcdef", records=1):
-    from harness.results import RunWriter, run_file_name
+    from harness.records.results import RunWriter, run_file_name
 
     path = folder / run_file_name(run_id, "kernelbench", "reference")
     writer = RunWriter(path, header={"run_id": run_id, "provenance": {}, "config": {}})

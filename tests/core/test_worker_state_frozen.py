@@ -1,13 +1,13 @@
 """The worker's own state class is frozen before the candidate is imported, like every class on the
 reply path: the guards get it from the worker's load handler (no import of the worker's main loop)."""
 
-from harness.evaluate import evaluate, EvalCache
+from harness.judge.evaluate import evaluate, EvalCache
 
 PATCHES_THE_WORKER_STATE = """import sys
 import torch
 import torch.nn as nn
 
-state_class = sys.modules["harness.worker.main"].State
+state_class = sys.modules["harness.judge.worker.main"].State
 try:
     state_class.handle = lambda self, message: {"ok": True}
     PATCHED = True
@@ -33,7 +33,7 @@ def test_a_candidate_cannot_patch_the_worker_state_class(scale_relu, fast_opts):
 
 
 def test_the_reply_path_includes_the_state_class_it_is_given():
-    from harness.worker.guards import _reply_path_classes
+    from harness.judge.worker.guards import _reply_path_classes
 
     class Marker:
         pass

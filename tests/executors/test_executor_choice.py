@@ -33,7 +33,7 @@ def test_an_unknown_executor_is_refused_quoting_it(tmp_path):
 
 
 def test_the_harness_and_its_plugin_import_without_importing_ray():
-    code = ("import sys, harness, harness.cli, harness.runner, harness.pytest_plugin, harness.executors, "
+    code = ("import sys, harness, harness.cli, harness.executors.runner, harness.pytest_plugin, harness.executors, "
             "harness.executors.options; sys.exit('ray' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=120).returncode == 0
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import shutil
 
-from harness.evaluate import EvalOptions
+from harness.judge.evaluate import EvalOptions
 from harness.executors.ray_task import _here
-from harness.gpu_lock import physical_gpu
-from harness.judge import WorkerLimits, WorkerSession
+from harness.judge.gpu_lock import physical_gpu
+from harness.judge.workers import WorkerLimits, WorkerSession
 
 
 def _worker_env(device: str, gpu_index=None) -> dict:

@@ -86,8 +86,8 @@ import json, os, sys
 import ray
 from harness.executors.ray import RaySweep
 from harness.options import eval_options
-from harness.problem import load_problem
-from harness.runner import Runner
+from harness.problems.problem import load_problem
+from harness.executors.runner import Runner
 
 def dies(spec, problem, ledger):
     os._exit(1)

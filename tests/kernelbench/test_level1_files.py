@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.sizes import apply_overrides
+from harness.problems.sizes import apply_overrides
 from tests.kernelbench.degeneracy_probe import upstream_row
 from tests.kernelbench.degeneracy_probe import (
     FILE_NAME, FIX_KEYS, INPUT_SEEDS, as_tensors, build_model, problem_files, run_trials, upstream_table,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.problem import load_problem
+from harness.problems.problem import load_problem
 from tests.kernelbench.degeneracy_probe import upstream_row
 from tests.kernelbench.degeneracy_probe import (
     FILE_NAME, FIX_KEYS, INPUT_SEEDS, as_tensors, build_model, problem_files, run_trials, upstream_table,

@@ -1,10 +1,10 @@
 """The KernelBench manifest (suites/kernelbench/manifest.csv) against the problem files and the probe.
 
-The committed manifest must be what `python -m harness.manifest build` writes: identity, sizes,
+The committed manifest must be what `python -m harness.problems.manifest build` writes: identity, sizes,
 fixes and exclusions are compared with the files, the degeneracy probe is rerun in-process at small
 size, and the full-size FLOPs and bytes are recounted on the meta device for every model without a
 recurrent layer (an LSTM's 512 steps on the meta device take tens of seconds each; `python -m
-harness.manifest check` covers those). Every problem the probe calls degenerate at the fp32
+harness.problems.manifest check` covers those). Every problem the probe calls degenerate at the fp32
 tolerance must be excluded.
 """
 
@@ -18,9 +18,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from harness import manifest  # noqa: E402
-from harness.problem import load_problem, read_metadata  # noqa: E402
-from harness.suite import REPRESENTATIVE, SUITE_ROOT, problem_files  # noqa: E402
+from harness.problems import manifest  # noqa: E402
+from harness.problems.problem import load_problem, read_metadata  # noqa: E402
+from harness.problems.suite import REPRESENTATIVE, SUITE_ROOT, problem_files  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 UPSTREAM_COUNTS = {1: 100, 2: 100, 3: 50}
@@ -56,7 +56,7 @@ def upstream_tables() -> dict[tuple[int, int], str]:
     return names
 
 
-BUILD = "python -m harness.manifest build"
+BUILD = "python -m harness.problems.manifest build"
 
 
 def row_of(by_id: dict, problem_id: str) -> dict:
@@ -258,7 +258,7 @@ def test_check_passes_on_a_fresh_build_and_names_each_stale_cell(tmp_path):
 
 def test_check_without_a_manifest_says_how_to_build_one(tmp_path, capsys):
     assert manifest.main(["check", "--manifest", str(tmp_path / "none.csv")]) == 2
-    assert "python -m harness.manifest build" in capsys.readouterr().err
+    assert "python -m harness.problems.manifest build" in capsys.readouterr().err
 
 
 def test_shipped_manifest_lives_in_the_suite_folder():

@@ -1,4 +1,4 @@
-"""A small synthetic results folder written through harness.results.RunWriter, shared by the
+"""A small synthetic results folder written through harness.records.results.RunWriter, shared by the
 leaderboard tests (conftest.py and the tests import it). Numbers are chosen so that ranks and
 rates can be checked by hand."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.results import RunWriter
+from harness.records.results import RunWriter
 
 H200 = "NVIDIA H200"
 L1 = [f"L1/{i}_Op{i}" for i in range(1, 5)]   # 4 problems

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import metrics
+from harness.records import metrics
 from harness.errors import UserError
-from harness.importers import import_kernelbench, iter_eval_entries, main, problem_number
-from harness.results import read_run
+from harness.problems.importers import import_kernelbench, iter_eval_entries, main, problem_number
+from harness.records.results import read_run
 from leaderboard.data import load_frame
 from leaderboard.tables import imported_board, leaderboard
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from harness.errors import UserError
-from harness.results import RunWriter
+from harness.records.results import RunWriter
 from leaderboard import data
 
 from leaderboard_fixtures import L1, L2, H200, build_results, header, record

@@ -48,7 +48,7 @@ def test_missing_data_skips_figures_with_a_reason(tmp_path):
 
 
 def test_runs_without_transcripts_usage_or_timings_skip_those_figures(tmp_path):
-    from harness.results import RunWriter
+    from harness.records.results import RunWriter
     from leaderboard_fixtures import header, record
 
     writer = RunWriter(tmp_path / "runs" / "20250101T000000Z-a_kernelbench_cpu.jsonl", header("reference", "run-cpu"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.results import load_records
+from harness.records.results import load_records
 from leaderboard import data, tables
 from leaderboard_fixtures import L1
 

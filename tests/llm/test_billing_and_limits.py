@@ -11,7 +11,7 @@ from harness.errors import UserError
 from harness.llm import tokens
 from harness.llm.base import EndpointUnusable
 from harness.registry import create
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 from tests.llm.fake_judge import CORRECT
 from tests.llm.generator_support import answer, context, problem
 from tests.llm.scripted_server import Scripted, completion

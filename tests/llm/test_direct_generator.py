@@ -8,7 +8,7 @@ from harness.candidate import Budget
 from harness.errors import UserError
 from harness.llm.retry import RetryPolicy
 from harness.registry import create
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 from tests.llm.fake_judge import CORRECT, WRONG
 from tests.llm.generator_support import answer, context, problem
 from tests.llm.scripted_server import completion, error

@@ -119,7 +119,7 @@ def test_a_provider_made_from_the_registry_takes_a_price(server):
 
 
 def test_mkevolve_records_the_endpoint_failure_that_ended_it(server, make_provider):
-    from harness.evaluate import EvalOptions
+    from harness.judge.evaluate import EvalOptions
 
     server.responder = lambda request: error(401, "bad key")
     ctx = context(make_provider())

@@ -13,7 +13,7 @@ from harness.llm.base import ChatConfig, LLMError
 from harness.llm.cache import ResponseCache
 from harness.llm.openai_provider import sampling_args
 from harness.llm.pricing import load_prices
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 from tests.llm.scripted_server import Scripted, completion, error
 
 HELLO = [{"role": "user", "content": "write a kernel"}]

@@ -9,7 +9,7 @@ from harness.llm import ChatConfig, select_provider
 from harness.llm.base import Reply
 from harness.llm.openai_provider import OpenAIProvider
 from harness.registry import create
-from harness.usage import Usage
+from harness.records.usage import Usage
 from tests.llm.fake_judge import CORRECT
 from tests.llm.generator_support import answer, context, problem
 

@@ -59,7 +59,7 @@ def run_cli(server_url: str, runs: Path, generator: str, *extra: str, cache: str
 
 def records(runs: Path) -> list[dict]:
     """Whole records (transcripts put back from the details file) of every run file, in order."""
-    from harness.results import read_run
+    from harness.records.results import read_run
 
     return [record for path in sorted(runs.glob("*.jsonl")) for record in read_run(path)[1]]
 

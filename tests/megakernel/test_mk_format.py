@@ -11,7 +11,7 @@ from harness.megakernel.amk_io import dumps, from_amk, normalise, to_amk
 from harness.megakernel.configs import PRESETS, ScheduleConfig
 from harness.megakernel.lowering import lower
 from harness.megakernel.validator import validate
-from harness.results import read_run
+from harness.records.results import read_run
 
 
 def test_amk_round_trip_is_exact_including_regions_and_pages():

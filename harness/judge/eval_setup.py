@@ -15,11 +15,11 @@ def eval_options(device="cpu", precision="fp32", size="small", timing=True, tria
                  allow_tf32=False, compile_baseline="auto", timing_budget_ms=None, memory_gb=None, secret=None,
                  gpu_index=None):
     """EvalOptions from already-parsed option values (device availability checked here)."""
-    from harness.device import check_device
-    from harness.evaluate import EvalOptions
-    from harness.judge import WorkerLimits
-    from harness.stats import StopRule
-    from harness.timing import TimingPlan
+    from harness.judge.device import check_device
+    from harness.judge.evaluate import EvalOptions
+    from harness.judge.workers import WorkerLimits
+    from harness.records.stats import StopRule
+    from harness.judge.timing import TimingPlan
 
     check_device(device)
     limits = WorkerLimits()

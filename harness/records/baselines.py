@@ -1,6 +1,6 @@
 """Per-device baseline files: eager and torch.compile medians of every problem, from run records.
 
-``python -m harness.baselines --runs DIR [DIR ...] --out results/baselines/<device>.json`` collects
+``python -m harness.records.baselines --runs DIR [DIR ...] --out results/baselines/<device>.json`` collects
 the baselines the harness measured (same protocol as candidates) and prints a per-level summary:
 problems correct, median eager ms, median SOL fraction of eager, geomean of eager/compile, and how
 many problems' reference speedup (the same source timed twice) fell outside 0.9-1.1. A problem
@@ -18,7 +18,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from harness.results import load_records
+from harness.records.results import load_records
 
 COMPILE_FAILED = "compile_baseline_failed:"  # the remark evaluate.py gives a record whose compile baseline failed
 
@@ -78,7 +78,7 @@ def unsettled(entry: dict) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.baselines", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m harness.records.baselines", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", nargs="+", required=True, help="run files or folders with reference runs")
     parser.add_argument("--out", required=True, help="baseline file to write (JSON)")

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable
 
-from harness import sizes
+from harness.problems import sizes
 from harness.errors import UserError
 
 MAX_ELEMENTS = 1 << 21  # inputs and outputs together
 FLOOR = 4               # a constant is never halved below this
-Loader = Callable[[str, str], Any]  # (source, module name) -> module, harness.problem.load_module
+Loader = Callable[[str, str], Any]  # (source, module name) -> module, harness.problems.problem.load_module
 
 
 def shrink_to_small(source: str, where: str, load: Loader, max_elements: int = MAX_ELEMENTS) -> tuple[dict, str]:

@@ -17,11 +17,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from harness import sizes
+from harness.problems import sizes
 from harness.errors import UserError
 
 SIZES = ("full", "small")
-SHIPPED_ROOT = Path(__file__).resolve().parent.parent / "suites" / "kernelbench"  # the suite we ship
+SHIPPED_ROOT = Path(__file__).resolve().parents[2] / "suites" / "kernelbench"  # the suite we ship
 _METADATA = ("SMALL", "FIXES", "EXCLUDE")
 _STEM = re.compile(r"^(\d+)_(.+)$")
 
@@ -123,7 +123,7 @@ def _make_small(problem: Problem) -> None:
             return
         except UserError:
             pass  # the file's constants are not ours (renamed, restructured): shrink it instead
-    from harness.shrink import shrink_to_small
+    from harness.problems.shrink import shrink_to_small
 
     problem.shrunk, problem.source = shrink_to_small(problem.source, str(problem.path), load_module)
 

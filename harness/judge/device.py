@@ -98,7 +98,7 @@ def _harness_version() -> str:
 
 
 def git_commit() -> str | None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
         return out.stdout.strip() or None
@@ -111,7 +111,7 @@ def git_dirty(root: Path | None = None) -> bool | None:
     copy of the working tree over the checkout's HEAD, so without this a run of edited code is put
     down to the commit before the edits. Untracked files are left out: run files written under
     results/ would otherwise mark every later run. None where git cannot tell."""
-    root = root or Path(__file__).resolve().parent.parent
+    root = root or Path(__file__).resolve().parents[2]
     try:
         out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
                              capture_output=True, text=True, timeout=10)

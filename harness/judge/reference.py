@@ -9,9 +9,9 @@ import copy
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from harness import seeds
-from harness.precision import apply_backend_flags, backend_flags, cast_value, torch_dtype
-from harness.problem import Problem
+from harness.problems import seeds
+from harness.judge.precision import apply_backend_flags, backend_flags, cast_value, torch_dtype
+from harness.problems.problem import Problem
 
 PUBLIC_INIT_SEED = 42
 # The float64 re-check (``ReferenceEnv.exact``) runs the reference once more in float64 for each
@@ -63,7 +63,7 @@ class ReferenceEnv:
         """The reference's outputs on pristine copies of the inputs, as a flat list of tensors."""
         import torch
 
-        from harness.checks import flatten_outputs
+        from harness.judge.checks import flatten_outputs
 
         pristine = clone_inputs(inputs)
         with torch.no_grad(), _worker_threads(self.device):
@@ -85,7 +85,7 @@ class ReferenceEnv:
         not possible: too costly, an op without float64, out of memory."""
         import torch
 
-        from harness.checks import flatten_outputs
+        from harness.judge.checks import flatten_outputs
 
         limit = FLOAT64_RECHECK_MAX_FLOPS.get(self.device.split(":")[0], 0.0)
         if self.flops and self.flops > limit:
@@ -110,7 +110,7 @@ class ReferenceEnv:
         self._model64 = None
 
     def _measure_work(self, inputs: list) -> None:
-        from harness import sol
+        from harness.judge import sol
 
         try:
             self.flops, self.conv_flops = sol.count_work(self.model, inputs)
@@ -132,7 +132,7 @@ def second_look(env: ReferenceEnv | None, pristine: list, expected: list, receiv
     (checks.within_reference_error); anything else stands as it is. ``tally`` counts the outputs
     that passed this way and keeps the largest reference error allowed, for the record. Without an
     ``env`` (unit tests of the timing loop's other checks) there is no second look."""
-    from harness import checks
+    from harness.judge import checks
 
     if first.ok or first.kind != "values" or env is None:
         return first
@@ -157,7 +157,7 @@ def _worker_threads(device: str):
     if device != "cpu":
         yield
         return
-    from harness.device import worker_cpu_threads
+    from harness.judge.device import worker_cpu_threads
 
     previous = torch.get_num_threads()
     torch.set_num_threads(worker_cpu_threads())

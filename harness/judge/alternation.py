@@ -7,7 +7,7 @@ round's ratio (baseline median over candidate median) cancels whatever the round
 roles' order rotates every round (C E, E C, ...; with three roles every role takes every place), so
 that going first or last decides nothing. The speedup is the median of the rounds' ratios, with a
 bootstrap interval over rounds; rounds stop once every interval is narrow enough or the budget is
-spent (harness.stats.StopRule).
+spent (harness.records.stats.StopRule).
 
 This module is the loop alone: what a batch is (a worker request, a check of its outputs) is the
 caller's ``time_batch``, so the loop is tested on the CPU with a scripted clock.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Callable
 
-from harness import stats
+from harness.records import stats
 
 CANDIDATE = "candidate"
 

@@ -1,13 +1,13 @@
 """The eager and torch.compile baselines' workers of the problem being judged.
 
-Every candidate is timed in alternation with its baselines (harness.alternation), so the baselines'
+Every candidate is timed in alternation with its baselines (harness.judge.alternation), so the baselines'
 workers must be live beside it. They run the harness's own code, so they are started, loaded and
 checked once per problem and kept for every candidate of that problem (a generator that evaluates
 many candidates pays for inductor's compile once), then closed when the judge moves on.
 
 A baseline worker is alive while untrusted code runs in the candidate's: the candidate's sandbox
-gives it no signal or ptrace of processes outside it (harness.worker.sandbox), and the candidate's
-worker is stopped whenever a baseline is timed (harness.judge.WorkerSession.pause).
+gives it no signal or ptrace of processes outside it (harness.judge.worker.sandbox), and the candidate's
+worker is stopped whenever a baseline is timed (harness.judge.workers.WorkerSession.pause).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from harness.judge import WorkerSession
-from harness.problem import Problem
+from harness.judge.workers import WorkerSession
+from harness.problems.problem import Problem
 
 # torch.compile compiles at the first call. A whole Level 3 network (DenseNet201, Swin V2) takes
 # inductor minutes there, past the first-call limit meant for candidates; the baseline is the

@@ -6,7 +6,7 @@ import fnmatch
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.problem import SHIPPED_ROOT, Problem, load_problem
+from harness.problems.problem import SHIPPED_ROOT, Problem, load_problem
 
 SUITE_ROOT = SHIPPED_ROOT
 LEVELS = (1, 2, 3)

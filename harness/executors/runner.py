@@ -21,27 +21,27 @@ from typing import Callable
 from harness import registry
 from harness.candidate import Budget, Candidate, GenerationContext
 from harness.errors import UserError
-from harness.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
-from harness.gpu_lock import exclusive_gpu
-from harness.judge import settle_spare_workers
+from harness.judge.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
+from harness.judge.gpu_lock import exclusive_gpu
+from harness.judge.workers import settle_spare_workers
 from harness.llm.base import EndpointUnusable
-from harness.problem import Problem
-from harness.results import RunWriter, new_run_id, resume_conflicts, run_file_name, run_segments
-from harness.usage import Usage
+from harness.problems.problem import Problem
+from harness.records.results import RunWriter, new_run_id, resume_conflicts, run_file_name, run_segments
+from harness.records.usage import Usage
 
 # How a CUDA call is timed (the run header's config "timer"; a run file is resumed only with the same):
 # events around the call and a device-wide synchronize, less the synchronize's least round trip
-# (harness/worker/handlers.py, _timed_call). Older runs name older timers: "cuda_events+device_sync"
+# (harness/judge/worker/handlers.py, _timed_call). Older runs name older timers: "cuda_events+device_sync"
 # (the window with the round trip left in), then "cuda_events+device_sync-round_trip_floor" (without
 # the call's host time as a floor). An SM-filling hold is queued before each window
-# (harness/worker/hold.py; on by default, off with CRUCIBLE_CUDA_HOLD=0), and the timer is then named
+# (harness/judge/worker/hold.py; on by default, off with CRUCIBLE_CUDA_HOLD=0), and the timer is then named
 # with "sm_hold+" before it.
 CUDA_TIMER = "cuda_events+device_sync-round_trip_floor,host_floor"
 HOLD_TIMER = "sm_hold+" + CUDA_TIMER
 
 
 def cuda_timer(environ=os.environ) -> str:
-    from harness.worker.hold import requested
+    from harness.judge.worker.hold import requested
 
     return HOLD_TIMER if requested(environ) else CUDA_TIMER
 
@@ -78,7 +78,7 @@ class Runner:
         self.writer = RunWriter(self.path, header=header)
 
     def _header(self, suite: str, generator_options: dict | None, extra: dict | None) -> dict:
-        from harness.device import provenance
+        from harness.judge.device import provenance
 
         opts = self.opts
         return {"run_id": self.run_id, "provenance": provenance(opts.device),
@@ -147,7 +147,7 @@ class Runner:
         return evaluate_draft
 
     def _device_facts(self) -> dict:
-        from harness.device import device_name
+        from harness.judge.device import device_name
 
         return {"device": self.opts.device, "name": device_name(self.opts.device),
                 "peaks": (lambda: self.cache.peaks(self.opts.device))}
@@ -193,7 +193,7 @@ def _with(opts: EvalOptions, **changes) -> EvalOptions:
 
 def _completed(path: Path) -> set[tuple]:
     """Keys already recorded, less those the endpoint failed: a resumed run asks for them again."""
-    from harness.results import read_lines
+    from harness.records.results import read_lines
 
     if not path.exists():
         return set()

@@ -47,7 +47,7 @@ def publish(source: Path, results: Path) -> list[str]:
 
 
 def _publish_run(source: Path, folder: Path) -> list[str]:
-    from harness.results import details_path, read_run
+    from harness.records.results import details_path, read_run
 
     header, records = read_run(source)  # refuses an unknown schema with its own message
     if not header:

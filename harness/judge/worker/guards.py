@@ -10,11 +10,11 @@ visible rather than impossible:
 - a snapshot of module-level functions the worker and torch rely on (clocks, the harness's worker
   modules, the pickler's reducer tables, builtins, signal handlers) is compared after every
   operation: any change is a finding;
-- an audit hook (``harness.worker.audit``) refuses candidate code the routes into the harness
+- an audit hook (``harness.judge.worker.audit``) refuses candidate code the routes into the harness
   (frames, gc, trace hooks, signals, subprocesses, sockets, writes outside its directory) and
   records the rest (thread starts, ctypes calls, exec of strings); threads running candidate code
   are also found by their frames;
-- a Landlock sandbox (``harness.worker.sandbox``) enforces the file, network and signal limits
+- a Landlock sandbox (``harness.judge.worker.sandbox``) enforces the file, network and signal limits
   in the kernel where Linux has it.
 
 The judge's wall clock, checked outputs and fingerprints stay the independent checks.
@@ -41,8 +41,8 @@ _TIME_NAMES = ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic"
 _TORCH_NAMES = ("allclose", "equal", "isclose", "Tensor")
 _CUDA_NAMES = ("synchronize", "Event", "Stream", "current_stream", "default_stream", "set_stream", "stream")
 _CACHE_VARIABLES = ("TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR")
-_HARNESS_MODULES = ("harness.worker.handlers", "harness.worker.hold", "harness.worker.main", "harness.worker.protocol",
-                    "harness.worker.guards", "harness.worker.audit", "harness.checks", "harness.precision")
+_HARNESS_MODULES = ("harness.judge.worker.handlers", "harness.judge.worker.hold", "harness.judge.worker.main", "harness.judge.worker.protocol",
+                    "harness.judge.worker.guards", "harness.judge.worker.audit", "harness.judge.checks", "harness.judge.precision")
 
 
 def flags_for(labels) -> list[str]:
@@ -137,12 +137,12 @@ class Guards:
 
     @staticmethod
     def _import_watched_modules() -> None:
-        import harness.checks  # noqa: F401  (the worker calls it after every forward)
-        import harness.precision  # noqa: F401
-        import harness.worker.audit  # noqa: F401
-        import harness.worker.handlers  # noqa: F401
-        import harness.worker.hold  # noqa: F401
-        import harness.worker.protocol  # noqa: F401
+        import harness.judge.checks  # noqa: F401  (the worker calls it after every forward)
+        import harness.judge.precision  # noqa: F401
+        import harness.judge.worker.audit  # noqa: F401
+        import harness.judge.worker.handlers  # noqa: F401
+        import harness.judge.worker.hold  # noqa: F401
+        import harness.judge.worker.protocol  # noqa: F401
 
     def protect(self, workdir: str, compile_pool: bool = False, state_class: type | None = None) -> None:
         """Freeze the classes the worker's reply path runs through, install the audit hook and the
@@ -154,7 +154,7 @@ class Guards:
         /proc/<pid>/task/<tid>/comm, and a Landlock rule can name only the pids that exist when it is
         made. Untrusted code never gets it; its compiles
         run in-process (judge.WorkerSession._environment)."""
-        from harness.worker import audit, sandbox
+        from harness.judge.worker import audit, sandbox
 
         self.frozen = freeze_classes(_reply_path_classes(state_class))
 
@@ -179,7 +179,7 @@ class Guards:
 
     def scan_threads(self, _frames=sys._current_frames) -> int:
         """Record threads other than the worker's own that are running candidate code right now."""
-        from harness.worker.audit import CANDIDATE, Origins
+        from harness.judge.worker.audit import CANDIDATE, Origins
 
         if self._origins is None:
             caches = tuple(os.environ.get(name, "") for name in _CACHE_VARIABLES)
@@ -256,7 +256,7 @@ def _reply_path_classes(state_class: type | None = None) -> list[type]:
     import torch
     from multiprocessing import connection, reduction
 
-    from harness.worker import audit
+    from harness.judge.worker import audit
 
     classes = [Guards, _LaunchCounter, state_class, audit.Origins, audit._Policy, connection.Connection,
                connection._ConnectionBase, reduction.ForkingPickler, torch.Tensor, torch.cuda.Event]

@@ -2,7 +2,7 @@
 
 Every helper a handler calls after the candidate exists is bound as a default argument when this
 module is imported (before the candidate is): rebinding ``handlers._timed_call`` or
-``harness.checks.flatten_outputs`` from candidate code changes nothing the worker does (the
+``harness.judge.checks.flatten_outputs`` from candidate code changes nothing the worker does (the
 guards flag the attempt), and replacing a function's defaults or code is refused by the audit
 hook. ``HANDLERS`` is a read-only mapping for the same reason.
 """
@@ -23,7 +23,7 @@ class _OutputTypeError(TypeError):
 
 
 def _flatten(output, _tensor=torch.Tensor, _type=type, _isinstance=isinstance, _sequence=(tuple, list)) -> list | None:
-    """harness.checks.flatten_outputs with its builtins bound here: exactly plain tensors, in
+    """harness.judge.checks.flatten_outputs with its builtins bound here: exactly plain tensors, in
     (nested) tuples or lists, depth first; None for anything else (a subclass can work lazily)."""
     flat, pending = [], [output]
     while pending:
@@ -116,7 +116,7 @@ def _before_window(state) -> None:
     if state.hold is not None:
         # The hold fills every SM from an idle GPU (so the synchronize) until the start event: the
         # host launches the call meanwhile, and nothing on another stream can run before the
-        # window opens (harness.worker.hold). Without it the flush alone keeps the GPU busy.
+        # window opens (harness.judge.worker.hold). Without it the flush alone keeps the GPU busy.
         guards.cuda_synchronize()
         state.hold.launch()
 
@@ -181,7 +181,7 @@ def _sync_round_trip_floor(state, windows: int = SYNC_FLOOR_WINDOWS) -> float:
 def load(state, message: dict, _load_weights=_load_matching_weights) -> dict:
     """Import the candidate (guards armed first), build ModelNew under the judge's seed, copy weights."""
     torch = state.torch
-    from harness.precision import apply_backend_flags, torch_dtype
+    from harness.judge.precision import apply_backend_flags, torch_dtype
 
     apply_backend_flags(message["flags"])
     state.device = message["device"]

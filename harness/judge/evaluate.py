@@ -12,14 +12,20 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
-from harness import checks, seeds, sol, stats
-from harness.alternation import CANDIDATE
-from harness.baseline_workers import CONTROL, BaselineWorkers, baseline_options, baseline_source
-from harness.judge import READY_TIMEOUT_S, WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
-from harness.problem import Problem
-from harness.reference import ReferenceEnv, clone_inputs, inputs_equal, second_look
-from harness.results import utc_now
-from harness.timing import LARGE_SET_BYTES, TimingPlan, release_cache, run_alternating
+from harness.judge import checks
+
+from harness.problems import seeds
+
+from harness.judge import sol
+
+from harness.records import stats
+from harness.judge.alternation import CANDIDATE
+from harness.judge.baseline_workers import CONTROL, BaselineWorkers, baseline_options, baseline_source
+from harness.judge.workers import READY_TIMEOUT_S, WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
+from harness.problems.problem import Problem
+from harness.judge.reference import ReferenceEnv, clone_inputs, inputs_equal, second_look
+from harness.records.results import utc_now
+from harness.judge.timing import LARGE_SET_BYTES, TimingPlan, release_cache, run_alternating
 
 # A measured time this far under the speed-of-light floor is impossible even allowing for error in
 # the measured peaks (a kernel can beat a measured copy bandwidth by a few percent, not by 10%).
@@ -48,7 +54,7 @@ class EvalOptions:
         return self.compile_baseline == "on" or (self.compile_baseline == "auto" and self.device == "cuda")
 
     def tol(self) -> float:
-        from harness.precision import tolerance
+        from harness.judge.precision import tolerance
 
         return tolerance(self.precision, self.tolerance)
 
@@ -88,7 +94,7 @@ class EvalCache:
 
     def peaks(self, device: str) -> dict:
         if device not in self._peaks:
-            from harness.device import peaks
+            from harness.judge.device import peaks
 
             self._peaks[device] = peaks(device)
         return self._peaks[device]
@@ -101,7 +107,7 @@ def _judge_cpu_threads() -> None:
     2-17 ms, and checks, not timed calls, were most of an evaluation's wall time."""
     import torch
 
-    from harness.device import worker_cpu_threads
+    from harness.judge.device import worker_cpu_threads
 
     if torch.get_num_threads() != worker_cpu_threads():
         torch.set_num_threads(worker_cpu_threads())
@@ -174,7 +180,7 @@ def _finish(record: dict, started: float) -> dict:
 
 def _static_flags(source: str) -> list[str]:
     try:
-        from harness.static import scan
+        from harness.judge.static import scan
     except ImportError:
         return []
     return scan(source)
@@ -234,7 +240,7 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
     if load.get("sync_floor_ms") is not None:
         verdict["sync_floor_ms"] = load["sync_floor_ms"]  # taken out of each CUDA window (runner.CUDA_TIMER)
     if load.get("hold") is not None:
-        verdict["hold"] = load["hold"]  # the SM-filling hold before each window (harness.worker.hold)
+        verdict["hold"] = load["hold"]  # the SM-filling hold before each window (harness.judge.worker.hold)
     elif load.get("hold_error"):  # asked for (the default on CUDA) and not built
         verdict["hold"] = None
         verdict.setdefault("remarks", []).append(f"no_hold: each timed window opened on an idle GPU ({load['hold_error']})")
@@ -261,18 +267,18 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
 
 def baseline_kinds(opts: EvalOptions) -> list[str]:
     """The baselines timed with the candidate; ``eager_control``, a second eager worker, where the
-    timing control is on (an A/A check of the timer, harness.baseline_workers.CONTROL)."""
+    timing control is on (an A/A check of the timer, harness.judge.baseline_workers.CONTROL)."""
     return ["eager"] + (["compile"] if opts.with_compile() else []) + ([CONTROL] if opts.timing_control else [])
 
 
 def _time_in_alternation(session, env, opts, cache, rng, trusted, verdict, laps: Laps) -> dict | None:
-    """Time the candidate in alternation with the problem's baselines (harness.alternation); the
+    """Time the candidate in alternation with the problem's baselines (harness.judge.alternation); the
     baselines' workers are started, loaded and checked once per problem (BaselineWorkers)."""
     ready = cache.baselines.ready(env, baseline_kinds(opts), opts, lambda worker, kind: _check_baseline(worker, kind, env, opts, cache))
     laps.lap("baselines")
     settle_spare_workers()
     laps.lap("settle")  # spare workers still starting: none may start beside a timing
-    from harness.placement import timing_cpus
+    from harness.judge.placement import timing_cpus
 
     alternation = run_alternating({CANDIDATE: session, **ready}, env, opts.plan, opts.tol(), rng,
                                   opts.limits.timing_batch_s, paused=set() if trusted else {CANDIDATE},
@@ -475,7 +481,7 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
     flags = record["flags"]
     alternation = verdict.get("timing")
     timing = alternation.outcomes[CANDIDATE] if alternation is not None else None
-    from harness.worker.guards import flags_for
+    from harness.judge.worker.guards import flags_for
 
     flags += flags_for(list(verdict.get("patched") or []) + list(timing.patched if timing else []))
     if verdict.get("new_threads") or (timing and timing.new_threads):
@@ -498,7 +504,7 @@ def _add_integrity_flags(record, verdict, cache, problem, opts, is_baseline) -> 
         if record["status"] == "ok" and not is_baseline:
             flags.append("degenerate_problem")
     if record["status"] == "ok" and not is_baseline and not verdict.get("triton_launches"):
-        from harness.kernels import custom_kernel_ran
+        from harness.judge.kernels import custom_kernel_ran
 
         if not custom_kernel_ran(verdict):
             flags.append("no_custom_kernel")

@@ -42,7 +42,7 @@ class Progress:
 
 def summary_lines(records: list[dict]) -> list[str]:
     """One line per level: correctness, geomean speedup, fast_1, SOL fraction (metrics shared with the leaderboard)."""
-    from harness.metrics import level_summary
+    from harness.records.metrics import level_summary
 
     by_level = defaultdict(list)
     for record in records:

@@ -5,7 +5,7 @@ One protocol on both devices. Each worker times its own calls (CUDA events aroun
 device-wide synchronize, or a CPU clock); the judge keeps its own wall clock over each batch,
 refreshes the content of every input set before it is used again (so pointer and content caches
 never hit), and compares a secret random sample of timed outputs with the reference. Which role
-runs when, and when to stop, is harness.alternation's.
+runs when, and when to stop, is harness.judge.alternation's.
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from harness import checks, stats
-from harness.alternation import CANDIDATE, RoleFailed, Rounds, calls_per_batch, run_rounds
-from harness.reference import clone_inputs, inputs_equal, second_look
+from harness.judge import checks
+
+from harness.records import stats
+from harness.judge.alternation import CANDIDATE, RoleFailed, Rounds, calls_per_batch, run_rounds
+from harness.judge.reference import clone_inputs, inputs_equal, second_look
 
 if TYPE_CHECKING:  # annotations only: the timer imports no judge or worker machinery
-    from harness.judge import WorkerSession
-    from harness.reference import ReferenceEnv
+    from harness.judge.workers import WorkerSession
+    from harness.judge.reference import ReferenceEnv
 
 WARMUP_CALLS = 3
 
@@ -70,18 +72,18 @@ class Alternation:
 
     outcomes: dict[str, TimingOutcome]
     rounds: Rounds | None = None
-    cpus: list[int] | None = None      # the cores every role's worker was pinned to (harness.placement)
+    cpus: list[int] | None = None      # the cores every role's worker was pinned to (harness.judge.placement)
 
 
 def run_alternating(sessions: dict, env, plan: TimingPlan, tolerance: float, rng: random.Random,
                     batch_timeout_s: float, paused: set[str] = frozenset(), cpus: set[int] | None = None) -> Alternation:
     """Time the candidate (``sessions[CANDIDATE]``) and its baselines in alternation on the same
-    input sets (harness.alternation). Sessions named in ``paused`` run untrusted code: they are
+    input sets (harness.judge.alternation). Sessions named in ``paused`` run untrusted code: they are
     stopped (SIGSTOP) whenever another role is timed, so they do nothing while a baseline is timed,
     and their timed outputs are checked by the plan (all, or a secret random share); the others'
     (the harness's own code) one secret random call a batch. ``cpus``: the cores every role's worker
-    is pinned to for the rounds (harness.placement)."""
-    from harness.placement import pin
+    is pinned to for the rounds (harness.judge.placement)."""
+    from harness.judge.placement import pin
 
     roles = [CANDIDATE] + [role for role in sessions if role != CANDIDATE]
     result = Alternation({role: TimingOutcome() for role in roles})
@@ -397,7 +399,7 @@ def _well_formed_outputs(outputs, count: int) -> bool:
 
 
 def _fingerprints_match(received, reported) -> bool:
-    from harness.worker.handlers import fingerprint
+    from harness.judge.worker.handlers import fingerprint
 
     if len(received) != len(reported):
         return False
@@ -419,6 +421,6 @@ def _synchronize(device: str) -> None:
 
 
 def _bytes(values) -> int:
-    from harness.sol import tensor_bytes
+    from harness.judge.sol import tensor_bytes
 
     return tensor_bytes(values)

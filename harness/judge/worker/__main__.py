@@ -1,7 +1,7 @@
 import os
 import sys
 
-from harness.worker.main import main
+from harness.judge.worker.main import main
 
 code = main(int(sys.argv[1]))
 # Straight out, without the interpreter's shutdown: the worker has let go of everything it was

@@ -1,7 +1,7 @@
 """Metrics as pure functions over result records, shared by the pytest summary, the leaderboard
 and the figures.
 
-A record is a dict as in docs/INTERFACES.md §5 (a row of ``harness.results.load_records``; NaN
+A record is a dict as in docs/INTERFACES.md §5 (a row of ``harness.records.results.load_records``; NaN
 from a pandas round trip reads as missing). Conventions, fixed here once for every reader:
 
 - Per problem, a generator with several attempts counts as correct when any attempt is correct
@@ -28,7 +28,7 @@ BASELINES = ("eager", "compile", "best")
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd")
 # Statuses whose candidate never got as far as a built module.
 NOT_COMPILED = frozenset({"compile_error", "rejected"})
-# The status of an attempt the LLM endpoint failed (harness.runner): never the model's outcome.
+# The status of an attempt the LLM endpoint failed (harness.executors.runner): never the model's outcome.
 ENDPOINT_ERROR = "endpoint_error"
 
 

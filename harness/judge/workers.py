@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from harness import memtrace
-from harness.device import worker_cpu_threads
-from harness.worker.hold import SWITCH as HOLD_SWITCH, requested as hold_requested
-from harness.worker.protocol import UnsafeMessage, dump, load_untrusted
+from harness.judge import memtrace
+from harness.judge.device import worker_cpu_threads
+from harness.judge.worker.hold import SWITCH as HOLD_SWITCH, requested as hold_requested
+from harness.judge.worker.protocol import UnsafeMessage, dump, load_untrusted
 
 OUTPUT_TAIL_CHARS = 2000
 # Variables a worker keeps; everything else (keys, seeds, tokens, the user's config) is dropped.
@@ -142,9 +142,9 @@ class WorkerSession:
     def _spawn(self) -> None:
         judge_end, worker_end = socket.socketpair()
         log = open(self.log_path, "wb")
-        root = str(Path(__file__).resolve().parent.parent)
+        root = str(Path(__file__).resolve().parents[2])
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "harness.worker", str(worker_end.fileno())],
+            [sys.executable, "-m", "harness.judge.worker", str(worker_end.fileno())],
             pass_fds=(worker_end.fileno(),), cwd=self.workdir, env=self._environment(root),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
@@ -161,7 +161,7 @@ class WorkerSession:
                    PYTHONHASHSEED="0", CRUCIBLE_JUDGE_PID=str(os.getpid()), CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
                    TRITON_CACHE_DIR=str(self.workdir / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(self.workdir / "inductor"),
                    TORCH_EXTENSIONS_DIR=str(self.workdir / "torch-extensions"))
-        if self.device == "cuda":  # the SM-filling hold before each timed window (harness/worker/hold.py)
+        if self.device == "cuda":  # the SM-filling hold before each timed window (harness/judge/worker/hold.py)
             env[HOLD_SWITCH] = "1" if hold_requested(os.environ) else "0"
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
@@ -339,7 +339,7 @@ class WorkerSession:
         key, self._spare_after_close = self._spare_after_close, None
         if key is not None:
             # As many as the next evaluation may need at once: its candidate's worker and, on a new
-            # problem, its baselines' (harness.baseline_workers), all started before it begins.
+            # problem, its baselines' (harness.judge.baseline_workers), all started before it begins.
             _SPARES.fill(key, max(1, self.spares_ahead), lambda: WorkerSession(self.device, self.limits, self.gpu_index))
 
 

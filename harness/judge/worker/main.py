@@ -1,6 +1,6 @@
 """Worker process entry: import the candidate, run what the judge asks, report over the private channel.
 
-Started by the judge as ``python -m harness.worker <fd>`` with a private cwd and a scrubbed
+Started by the judge as ``python -m harness.judge.worker <fd>`` with a private cwd and a scrubbed
 environment. Never computes or sees expected outputs.
 """
 
@@ -23,8 +23,8 @@ def main(fd: int) -> int:
 
     torch.multiprocessing.set_sharing_strategy("file_system")
     triton = _import_triton()
-    from harness.worker.guards import Guards
-    from harness.worker.protocol import EXIT_OK, dump
+    from harness.judge.worker.guards import Guards
+    from harness.judge.worker.protocol import EXIT_OK, dump
 
     _initialise_cuda(torch)
     hold, hold_error = _build_hold(torch, triton)  # before the guards count Triton launches
@@ -98,9 +98,9 @@ def _initialise_cuda(torch) -> None:
 
 
 def _build_hold(torch, triton):
-    """The SM-filling hold queued before each timed CUDA window (harness.worker.hold), compiled now,
+    """The SM-filling hold queued before each timed CUDA window (harness.judge.worker.hold), compiled now,
     before any candidate code and while spare workers wait; (None, reason) where it cannot be had."""
-    from harness.worker import hold
+    from harness.judge.worker import hold
 
     if not hold.requested(os.environ) or os.environ.get("CRUCIBLE_DEVICE") != "cuda" or not torch.cuda.is_available():
         return None, None
@@ -153,7 +153,7 @@ class State:
     """The worker's state between messages: the candidate model, timing inputs, retained outputs."""
 
     def __init__(self, torch_module, guards):
-        from harness.worker import handlers
+        from harness.judge.worker import handlers
 
         self.torch = torch_module
         self.guards = guards

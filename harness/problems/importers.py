@@ -9,7 +9,7 @@ KernelBench (upstream) writes ``eval_results.json``: problem id -> one entry, a 
 ``ref_runtime``. Its baseline files map ``level<N>`` -> problem file name -> {mean, std, min, max,
 num_trials}. Usage::
 
-    python -m harness.importers kernelbench runs/x/eval_results.json --level 1 --generator upstream-x \
+    python -m harness.problems.importers kernelbench runs/x/eval_results.json --level 1 --generator upstream-x \
         --baseline results/timing/H100/baseline_time_torch.json --hardware "NVIDIA H100"
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from harness.errors import UserError
-from harness.results import RunWriter, new_run_id, run_file_name, utc_now
+from harness.records.results import RunWriter, new_run_id, run_file_name, utc_now
 
 ENTRY_KEYS = ("compiled", "correctness")
 UNIT_TO_MS = {"ms": 1.0, "us": 1e-3, "s": 1e3}
@@ -185,7 +185,7 @@ def _header(run_id: str, generator: str, hardware: str | None, eval_path, baseli
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.importers", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.problems.importers", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     kb = commands.add_parser("kernelbench", help="import an upstream KernelBench eval_results.json")
     kb.add_argument("eval_file")
