@@ -205,7 +205,7 @@ def generator_kwargs(generator: str, value: Callable[[str], Any]) -> dict[str, A
     kwargs, stray = {}, []
     for option in generator_option_table():
         given = value(option.dest)
-        if given in (None, False):
+        if given is None or given is False:  # not "in (None, False)": 0 == False, and 0 passes is a value
             continue
         if option.dest in own:
             kwargs[option.dest] = given

@@ -34,7 +34,7 @@ class TimingPlan:
     stop: stats.StopRule = field(default_factory=stats.StopRule)
     memory_budget_bytes: int = 1 << 30
     max_sets: int = 32
-    check_all_below_elements: int = 1 << 16   # check every timed output when inputs are this small
+    check_all_below_elements: int = 1 << 22   # check every timed output when inputs are this small
     check_fraction: float = 0.25
     max_batch_calls: int = 16                 # calls per role and round; the judge's clocks get one sample per batch
     batch_ms: float = 10.0                    # aim for a batch of about this long (alternation.calls_per_batch)

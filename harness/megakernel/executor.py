@@ -66,7 +66,7 @@ class Megakernel:
             raise ExecutorError(f"the executor refuses this schedule ({', '.join(verdict.classes)}): "
                                 + ("it breaks the launch contract, which no flag can lift" if verdict.family == "structural"
                                    else "run `python -m harness schedules --check` on it for the witness"))
-        packed = pack(doc, delays)
+        packed = pack(_placed_as_amk_loads(doc), delays)
         self._check_resident(packed.programs)
         self._bind(doc, packed)
         return Prepared(self, packed, verdict)
@@ -231,3 +231,17 @@ def _blocks(dims: dict, device_type: str) -> dict:
     return {"BLOCK": _pow2(dims["vector"], 128, 1024), "BN": rows,
             "BK": min(_pow2(dims["gemv_k"], 128, 1024), 512 if rows == 16 else 256),
             "BD": _pow2(dims["head_dim"], 16, 256), "BL": 32}
+
+
+def _placed_as_amk_loads(doc: dict) -> dict:
+    """A schedule whose SMs AMK's loader assigns (AMK's IR leaves them null) runs as that loader
+    would place and queue it; any other schedule runs as written."""
+    from harness.megakernel.placement import needs_placement, placed, topological_order
+
+    if not needs_placement(doc):
+        return doc
+    order, _ = topological_order(doc["tasks"])
+    if order is None:
+        raise ExecutorError("the schedule's dependencies form a cycle: AMK's loader refuses it, and so does the executor")
+    return placed(doc, order)
+

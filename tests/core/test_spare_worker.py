@@ -121,7 +121,7 @@ def test_the_spare_leaves_with_the_judge(tmp_path):
     script = (
         "import os\n"
         "os.environ['CRUCIBLE_SPARE_WORKER'] = '1'\n"
-        "from harness import judge\n"
+        "from harness.judge import workers as judge\n"
         "with judge.WorkerSession('cpu', judge.WorkerLimits()):\n"
         "    pass\n"
         "judge._SPARES.settle()\n"

@@ -85,7 +85,7 @@ EVERY_START_DIES = """
 import json, os, sys
 import ray
 from harness.executors.ray import RaySweep
-from harness.options import eval_options
+from harness.judge.eval_setup import eval_options
 from harness.problems.problem import load_problem
 from harness.executors.runner import Runner
 

@@ -126,11 +126,12 @@ def test_kforge_sends_a_reply_without_code_back_so_its_prompts_move_on(server, m
 
 
 def test_zero_optimisation_passes_is_accepted_on_the_command_line():
-    from harness.llm_options import add_llm_arguments, generator_options_from_args
+    from harness.options import add_options, generator_kwargs, run_options
 
     parser = argparse.ArgumentParser()
-    add_llm_arguments(parser)
+    add_options(parser.add_argument, run_options())
     args = parser.parse_args(["--max-optimisation-passes", "0", "--llm-price", "0.2,0.6"])
-    assert generator_options_from_args(args) == {"max_optimisation_passes": 0, "llm_price": "0.2,0.6"}
+    assert generator_kwargs("kforge", lambda dest: getattr(args, dest)) == {"max_optimisation_passes": 0,
+                                                                           "llm_price": "0.2,0.6"}
     with pytest.raises(SystemExit):
         parser.parse_args(["--max-optimisation-passes", "-1"])
