@@ -7,10 +7,11 @@ import pytest
 from leaderboard import figures
 from leaderboard_fixtures import build_results
 
-BOARD = "kernelbench__nvidia-h200__fp32"
-EXPECTED = [f"{kind}__{BOARD}" for kind in
-            ("fast_p", "speedup_distribution", "refinement", "tokens_correctness", "cost_speedup")]
-EXPECTED += ["megakernel_validator", "megakernel_search_trajectory"]
+BOARD = "kernelbench__nvidia-h200__fp32__full__eager"  # suite, device, precision, size, baseline
+BOARD_FIGURES = ("fast_1", "fast_p", "speedup_distribution", "problem_heatmap", "failure_modes", "sol_fraction",
+                 "tokens_speedup", "refinement", "tokens_correctness", "cost_speedup")
+EXPECTED = [f"{kind}__{BOARD}" for kind in BOARD_FIGURES]
+EXPECTED += ["megakernel_validator", "megakernel_search_trajectory", "megakernel_validator_throughput"]
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_missing_data_skips_figures_with_a_reason(tmp_path):
     messages = []
     outcome = figures.generate(results, tmp_path / "out", log=messages.append)
     skipped = dict(outcome["skipped"])
-    assert set(skipped) == {"megakernel_search_trajectory"}
+    assert set(skipped) == {"megakernel_search_trajectory", "megakernel_validator_throughput"}
     assert "trajectory" in skipped["megakernel_search_trajectory"]
     assert (tmp_path / "out" / "megakernel_validator.png").exists()
     assert "Skipped" in (tmp_path / "out" / "index.md").read_text()
@@ -55,8 +56,9 @@ def test_runs_without_transcripts_usage_or_timings_skip_those_figures(tmp_path):
     writer.append(record("L1/1_Op1", "reference", speedup=None))
     outcome = figures.generate(tmp_path, tmp_path / "out", log=lambda message: None)
     skipped = {name.split("__")[0] for name, _ in outcome["skipped"]}
-    assert skipped == {"fast_p", "speedup_distribution", "refinement", "tokens_correctness", "cost_speedup",
-                       "megakernel_validator", "megakernel_search_trajectory"}
+    assert skipped == {"fast_1", "fast_p", "speedup_distribution", "problem_heatmap", "sol_fraction",
+                       "tokens_speedup", "refinement", "tokens_correctness", "cost_speedup",
+                       "megakernel_validator", "megakernel_search_trajectory", "megakernel_validator_throughput"}
 
 
 def test_command_line_reports_bad_folders(tmp_path, capsys):
