@@ -83,7 +83,7 @@ def file_table(path: Path, warnings: list[str]):
     data = Path(path).read_bytes()
     header = header_of(path, data)
     table = None
-    if b"\n\n" not in data and data.endswith(b"\n"):  # one line per row: row i is line i
+    if b"\n\n" not in data and data.endswith(b"\n") and _utf8(data):  # one line per row: row i is line i
         try:
             table = _read_pyarrow(data)
             table = table.append_column("line_index", pa.array(range(table.num_rows), pa.int64()))
@@ -102,6 +102,15 @@ def file_table(path: Path, warnings: list[str]):
             table = table.set_column(table.schema.get_field_index(name), name,
                                      pc.fill_null(table[name], pa.scalar(str(value))))
     return table
+
+
+def _utf8(data: bytes) -> bool:
+    """pyarrow passes invalid UTF-8 inside strings through; such a file takes the line reader."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _header_facts(path: Path, header: dict) -> dict:
