@@ -58,6 +58,12 @@ def load(results: str, stamp: tuple) -> tuple[data.LoadResult, float, dict]:
     return loaded, time.perf_counter() - started, tables.level_sizes(loaded.frame)
 
 
+@st.cache_resource(max_entries=2)
+def choices(results: str, stamp: tuple) -> dict:
+    frame = load(results, stamp)[0].frame
+    return {column: views.options(frame, column) for column, _ in FILTERS}
+
+
 @st.cache_resource(max_entries=16)
 def filtered(results: str, stamp: tuple, selection: tuple) -> pd.DataFrame:
     return apply_filters(load(results, stamp)[0].frame, dict(selection))
@@ -70,10 +76,40 @@ def board(results: str, stamp: tuple, selection: tuple, baseline: str, runs: str
     return ranked, tables.imported_board(frame, baseline, sizes)
 
 
-@st.cache_resource(max_entries=32)
-def grid(results: str, stamp: tuple, selection: tuple, baseline: str, runs: str, attempts: str):
+@st.cache_resource(max_entries=16)
+def board_names(results: str, stamp: tuple, selection: tuple) -> dict[str, object]:
+    """Board title -> the row positions of its own (not imported) records in the filtered frame."""
     frame = filtered(results, stamp, selection)
-    return tables.problem_grid(frame[~frame["imported"]], baseline, runs, attempts)
+    own = frame[~frame["imported"] & frame["level"].notna()]
+    groups = own.groupby(metrics.group_codes(own, tables.BOARD_KEYS), sort=False).indices
+    titles = {display.board_title(*(own[k].iat[rows[0]] for k in tables.BOARD_KEYS)): own.index[rows]
+              for rows in groups.values()}
+    return dict(sorted(titles.items()))
+
+
+@st.cache_resource(max_entries=32)
+def board_frame(results: str, stamp: tuple, selection: tuple, title: str) -> pd.DataFrame:
+    return filtered(results, stamp, selection).loc[board_names(results, stamp, selection)[title]]
+
+
+@st.cache_resource(max_entries=32)
+def grid(results: str, stamp: tuple, selection: tuple, title: str, baseline: str, runs: str, attempts: str):
+    return tables.problem_grid(board_frame(results, stamp, selection, title), baseline, runs, attempts)
+
+
+@st.cache_resource(max_entries=32)
+def chart_data(results: str, stamp: tuple, selection: tuple, title: str, baseline: str, runs: str):
+    frame, sizes = board_frame(results, stamp, selection, title), load(results, stamp)[2]
+    return tables.fast_p_curves(frame, baseline, sizes=sizes, runs=runs), tables.best_speedups(frame, baseline, runs)
+
+
+def pick_board(results: str, stamp: tuple, selection: tuple) -> str | None:
+    """One board at a time for the heatmap and the charts: devices never share a chart."""
+    names = list(board_names(results, stamp, selection))
+    if not names:
+        st.info("No ranked records match the filters.")
+        return None
+    return st.selectbox("Board", names, key="board", bind=BIND)
 
 
 def apply_filters(frame: pd.DataFrame, selection: dict) -> pd.DataFrame:
@@ -95,11 +131,11 @@ def choice(label: str, choices: dict, key: str) -> str:
     return st.sidebar.radio(label, list(choices), captions=list(choices.values()), key=key, bind=BIND)
 
 
-def sidebar(frame: pd.DataFrame) -> tuple[dict, dict]:
+def sidebar(options: dict) -> tuple[dict, dict]:
     st.sidebar.header("Filters")
     selection = {}
     for column, label in FILTERS:
-        selection[column] = tuple(st.sidebar.multiselect(label, views.options(frame, column), key=column, bind=BIND))
+        selection[column] = tuple(st.sidebar.multiselect(label, options[column], key=column, bind=BIND))
     settings = {"baseline": choice("Speedup against", BASELINES, "baseline"),
                 "runs": choice("Repeated runs", RUNS, "runs"),
                 "attempts": choice("Several attempts per problem", ATTEMPTS, "attempts"),
@@ -130,28 +166,30 @@ def rankings_tab(ranked: pd.DataFrame, imported: pd.DataFrame, settings: dict) -
 
 
 def charts_tab(results: str, stamp: tuple, selection: tuple, settings: dict) -> None:
-    """Interactive charts, one per board: hover a line or mark for its numbers."""
-    frame, sizes = filtered(results, stamp, selection), load(results, stamp)[2]
-    own = frame[~frame["imported"]]
-    baseline = settings["baseline"]
-    curves = tables.fast_p_curves(own, baseline, sizes=sizes, runs=settings["runs"])
-    speedups = tables.best_speedups(own, baseline, settings["runs"])
+    """Interactive charts of one board: hover a line or mark for its numbers."""
+    title = pick_board(results, stamp, selection)
+    if title is None:
+        return
+    baseline, against = settings["baseline"], BASELINES[settings["baseline"]]
+    curves, speedups = chart_data(results, stamp, selection, title, baseline, settings["runs"])
     shown = 0
-    for title, part in interactive.split_boards(curves)[:8]:
-        if part["fast_p"].notna().any() and (part["fast_p"].fillna(0) > 0).any():
-            st.altair_chart(interactive.fast_p_lines(part, f"fast_p · {title} · against {BASELINES[baseline]}"))
-            shown += 1
-    for title, part in interactive.split_boards(speedups)[:8]:
-        st.altair_chart(interactive.speedup_strip(part, f"Speedups · {title} · against {BASELINES[baseline]}"))
+    if curves["fast_p"].notna().any() and (curves["fast_p"].fillna(0) > 0).any():
+        st.altair_chart(interactive.fast_p_lines(curves, f"fast_p · {title} · against {against}"))
+        shown += 1
+    if not speedups.empty:
+        st.altair_chart(interactive.speedup_strip(speedups, f"Speedups · {title} · against {against}"))
         shown += 1
     ranked = board(results, stamp, selection, baseline, settings["runs"], settings["attempts"], False)[0]
-    points = tables.cost_speedup_points(ranked[ranked["role"] == "ranked"])
+    same = pd.Series([display.board_title(*(r[k] for k in tables.BOARD_KEYS)) == title
+                      for r in ranked.to_dict("records")], index=ranked.index, dtype=bool)
+    mine = ranked[(ranked["role"] == "ranked") & same]
+    points = tables.cost_speedup_points(mine)
     points = points[points["cost_per_problem"] > 0] if not points.empty else points
     if not points.empty:
-        st.altair_chart(interactive.cost_scatter(points, f"Cost against speedup · against {BASELINES[baseline]}"))
+        st.altair_chart(interactive.cost_scatter(points, f"Cost against speedup · {title} · against {against}"))
         shown += 1
     if not shown:
-        st.info("No chart to draw: no correct kernel has a measured speedup under these filters.")
+        st.info("No chart to draw: no correct kernel has a measured speedup on this board.")
 
 
 def flagged_tab(frame: pd.DataFrame) -> None:
@@ -191,6 +229,7 @@ def megakernel_tab(summary: dict | None) -> None:
 
 
 def main() -> None:
+    started = time.perf_counter()
     st.set_page_config(page_title="Crucible leaderboard", layout="wide")
     st.title("Crucible leaderboard")
     results = results_path()
@@ -206,7 +245,7 @@ def main() -> None:
             for warning in loaded.warnings:
                 st.warning(warning)
     st.caption(f"{len(frame):,} records from {loaded.files} run files in `{results}` (read in {seconds:.2f} s).")
-    selection, settings = sidebar(frame)
+    selection, settings = sidebar(choices(results, stamp))
     key = tuple(selection.items())
     tabs = dict(zip(TABS, st.tabs(list(TABS), key="tab", bind=BIND)))
     modes = (settings["baseline"], settings["runs"], settings["attempts"])
@@ -215,7 +254,9 @@ def main() -> None:
             rankings_tab(*board(results, stamp, key, *modes, settings["with_ci"]), settings)
     with tabs["Problems"]:
         if tabs["Problems"].open:
-            views.problems_tab(filtered(results, stamp, key), grid(results, stamp, key, *modes))
+            title = pick_board(results, stamp, key)
+            if title is not None:
+                views.problems_tab(board_frame(results, stamp, key, title), grid(results, stamp, key, title, *modes))
     with tabs["Runs"]:
         if tabs["Runs"].open:
             views.runs_tab(filtered(results, stamp, key))
@@ -228,6 +269,8 @@ def main() -> None:
     with tabs["Megakernel"]:
         if tabs["Megakernel"].open:
             megakernel_tab(data.load_megakernel_summary(results))
+    runs = st.session_state["page_runs"] = st.session_state.get("page_runs", 0) + 1
+    st.caption(f"Page computed in {time.perf_counter() - started:.2f} s (run {runs}).")
 
 
 main()

@@ -110,7 +110,7 @@ def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "the
         axis.boxplot(data, showfliers=False, widths=0.5)
         for position, values in enumerate(data, 1):
             jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
-            axis.scatter(position + np.asarray(jitter), values, s=8, alpha=0.6, color=PALETTE[0])
+            axis.scatter(position + np.asarray(jitter), values, s=8, alpha=0.6, color=PALETTE[0], rasterized=True)
         _log_speedup_axis(axis, [float(v) for values in data for v in values])
         axis.axhline(1.0, color="firebrick", linewidth=0.9, linestyle="--")
         axis.set_xticks(range(1, len(labels) + 1), labels, rotation=30, ha="right", fontsize=7)

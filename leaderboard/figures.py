@@ -84,14 +84,10 @@ def _board_builders(board, baseline, sizes, tag, tables_out) -> dict[str, Callab
         "refinement": lambda: charts.refinement_chart(tables.refinement_steps(_with_steps(board)),
                                                       title("Correctness and speedup against refinement step")),
         "tokens_correctness": lambda: charts.tokens_correctness_chart(
-            tables.tokens_correctness(records_of(board[_LIGHT].assign(usage=None))), title("Tokens against correctness", False)),
+            tables.tokens_correctness(board), title("Tokens against correctness (best of the first k attempts)", False)),
         "cost_speedup": lambda: charts.cost_speedup_chart(
             tables.cost_speedup_points(ranked[ranked["role"] == "ranked"]), title("Cost against speedup")),
     }
-
-
-_LIGHT = ["generator", "model", "level", "problem_id", "attempt", "correct", "flags", "imported", "input_tokens",
-          "output_tokens", "cost_usd"]
 
 
 def _outcomes(attempts: pd.DataFrame) -> pd.DataFrame:

@@ -92,7 +92,7 @@ def sol_distribution(values: pd.DataFrame, title: str):
     data = [values.loc[values["label"] == label, "sol_fraction"].to_numpy() for label in labels]
     axis.boxplot(data, showfliers=False, widths=0.5)
     for position, part in enumerate(data, 1):
-        axis.scatter(np.full(len(part), position) + np.linspace(-0.15, 0.15, len(part)), part, s=6, alpha=0.5)
+        axis.scatter(np.full(len(part), position) + np.linspace(-0.15, 0.15, len(part)), part, s=6, alpha=0.5, rasterized=True)
     axis.set_xticks(range(1, len(labels) + 1), labels, rotation=30, ha="right", fontsize=7)
     axis.set(ylabel="SOL fraction (floor time / measured time)")
     return _finish(figure, title)
@@ -108,7 +108,7 @@ def tokens_speedup(points: pd.DataFrame, title: str):
     palette = colours(points["label"])
     figure, (axis,) = _panels(1, width=6.0, height=4.0)
     for label, part in points.groupby("label", sort=True):
-        axis.scatter(part["tokens"], part["speedup"], s=10, alpha=0.6, label=label, color=palette[label])
+        axis.scatter(part["tokens"], part["speedup"], s=10, alpha=0.6, label=label, color=palette[label], rasterized=True)
     axis.set_xscale("log")
     _log_speedup_axis(axis, points["speedup"].tolist())
     axis.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")

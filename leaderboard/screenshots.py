@@ -55,6 +55,13 @@ def _healthy(url: str) -> bool:
 @contextmanager
 def serve(results: str | Path, seconds: float = 90):
     """The app running on a free port over ``results``; yields its URL, stops it afterwards."""
+    with serve_process(results, seconds) as (url, _):
+        yield url
+
+
+@contextmanager
+def serve_process(results: str | Path, seconds: float = 90):
+    """As ``serve``, yielding (URL, the server's process) so a benchmark can read its CPU time."""
     port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", str(REPO / "leaderboard" / "app.py"),
                "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
@@ -65,7 +72,7 @@ def serve(results: str | Path, seconds: float = 90):
         url = f"http://127.0.0.1:{port}/"
         try:
             _wait(server, url, seconds)
-            yield url
+            yield url, server
         finally:
             server.terminate()
             try:

@@ -25,17 +25,13 @@ def problems_tab(frame: pd.DataFrame, grid: pd.DataFrame) -> None:
     if frame.empty:
         st.info("No records match the filters.")
         return
-    boards = interactive.split_boards(grid)
-    st.caption("Colour: speedup of the correct attempts (log; grey where none was correct or timed). "
+    st.caption("Colour: speedup of the correct attempts (log; blank where none was correct or timed). "
                "Hover for the verdict; click a cell to open that problem below.")
     picked = None
-    for index, (title, board) in enumerate(boards[:6]):
-        st.markdown(f"**{title}**")
-        event = st.altair_chart(interactive.heatmap(board), on_select="rerun", key=f"heatmap{index}")
+    if not grid.empty:
+        event = st.altair_chart(interactive.heatmap(grid), on_select="rerun", key="heatmap")
         cells = (event or {}).get("selection", {}).get("cell") or []
-        picked = picked or (cells[0].get("problem_id") if cells else None)
-    if len(boards) > 6:
-        st.caption(f"{len(boards) - 6} more boards: narrow the filters to see them.")
+        picked = cells[0].get("problem_id") if cells else None
     problems = options(frame, "problem_id")
     if picked in problems:
         st.session_state["problem"] = picked

@@ -7,7 +7,7 @@ import pytest
 
 from harness.results import RunWriter
 from leaderboard import data, tables
-from leaderboard_fixtures import header, record
+from leaderboard_fixtures import L1, header, record
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
@@ -157,8 +157,9 @@ def test_attempted_is_shown_beside_correct(monkeypatch, results_dir):
 
 def test_problems_tab_draws_the_generator_by_problem_heatmap(monkeypatch, results_dir):
     app = app_over(monkeypatch, results_dir, tab="Problems")
-    assert len(app.get("vega_lite_chart")) == 2  # one per board (level 1 and level 2)
-    assert app.selectbox(key="problem").value
+    assert len(app.get("vega_lite_chart")) == 1  # the chosen board's grid
+    assert len(app.selectbox(key="board").options) == 2  # level 1 and level 2
+    assert app.selectbox(key="problem").value == L1[0]
 
 
 def test_run_page_shows_the_runs_header(monkeypatch, results_dir):
