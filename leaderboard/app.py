@@ -84,7 +84,7 @@ def board_names(results: str, stamp: tuple, selection: tuple) -> dict[str, objec
     groups = own.groupby(metrics.group_codes(own, tables.BOARD_KEYS), sort=False).indices
     titles = {display.board_title(*(own[k].iat[rows[0]] for k in tables.BOARD_KEYS)): own.index[rows]
               for rows in groups.values()}
-    return dict(sorted(titles.items()))
+    return dict(sorted(titles.items(), key=lambda item: (-len(item[1]), item[0])))  # the largest board first
 
 
 @st.cache_resource(max_entries=32)

@@ -28,7 +28,7 @@ class Browser:
         self.binary, self.size, self._next = binary, size, 0
 
     def __enter__(self) -> "Browser":
-        self._profile = tempfile.TemporaryDirectory()
+        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)  # helpers may still write
         port = free_port()
         self._process = subprocess.Popen(
             [self.binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
@@ -108,11 +108,15 @@ class Browser:
             raise UserError(f"nothing matching {selector} with text {text!r} to click")
 
     def screenshot(self, path: Path, full_page: bool = True) -> None:
-        params = {"format": "png", "captureBeyondViewport": full_page}
+        """A PNG of the page; ``full_page`` grows the window to the page's height first (Streamlit
+        scrolls inside its own containers, so the page itself never gets taller than the window)."""
         if full_page:
-            height = self.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight "
-                                   "|| document.body.scrollHeight") or 1000
+            height = self.evaluate("Math.max(document.querySelector('[data-testid=\"stMainBlockContainer\"]')"
+                                   "?.scrollHeight || 0, document.querySelector('[data-testid=\"stSidebarContent\"]')"
+                                   "?.scrollHeight || 0) + 120") or 1000
             width = int(self.size.split(",")[0])
-            params["clip"] = {"x": 0, "y": 0, "width": width, "height": min(int(height) + 40, 8000), "scale": 1}
-        data = self.call("Page.captureScreenshot", **params)["data"]
+            self.call("Emulation.setDeviceMetricsOverride", width=width, height=min(int(height), 8000),
+                      deviceScaleFactor=1, mobile=False)
+            time.sleep(2)  # let the app lay out and draw at the new size
+        data = self.call("Page.captureScreenshot", format="png")["data"]
         Path(path).write_bytes(base64.b64decode(data))

@@ -22,26 +22,34 @@ def split_boards(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return [(board_label(group.iloc[0].to_dict()), group) for _, group in table.groupby(keys, sort=True)]
 
 
-def heatmap(grid: pd.DataFrame, metric: str = "speedup"):
-    """Generator x problem: colour is the speedup (log) of correct attempts, or the verdict; the
-    tooltip says entry, problem, verdict, share correct and speedup. Clicking selects a cell."""
+def heatmap(grid: pd.DataFrame):
+    """Generator x problem: grey cells where nothing was correct and timed, coloured by speedup
+    (log, 1x in the middle) elsewhere; the tooltip says entry, problem, verdict, share correct and
+    speedup. Clicking selects a cell (``cell``: entry and problem_id)."""
     import altair as alt
 
     data = grid[["entry", "problem_id", "speedup", "correct", "verdict", "n"]].copy()
     data["speedup_text"] = [display.times(v) for v in data["speedup"]]
     data["correct_text"] = [display.percent(v) for v in data["correct"]]
+    data["speedup"] = data["speedup"].astype(object).where(data["speedup"].notna(), None)
+    measured = [v for v in data["speedup"] if v is not None and v > 0]
+    reach = max([1.25] + [max(v, 1 / v) for v in measured])  # symmetric on the log scale around 1x
+    problems = data["problem_id"].nunique()
     pick = alt.selection_point(fields=["entry", "problem_id"], name="cell")
-    colour = (alt.Color("speedup:Q", scale=alt.Scale(type="log", scheme="redyellowgreen", domainMid=1.0),
-                        title="speedup") if metric == "speedup"
-              else alt.Color("verdict:N", title="verdict"))
-    width = min(1400, max(300, 9 * data["problem_id"].nunique()))
-    return (alt.Chart(data).mark_rect(stroke="white", strokeWidth=0.3)
-            .encode(x=alt.X("problem_id:N", title="problem", axis=alt.Axis(labels=width > 600, labelAngle=-70)),
-                    y=alt.Y("entry:N", title=None), color=colour,
-                    tooltip=[alt.Tooltip("entry:N"), alt.Tooltip("problem_id:N", title="problem"),
-                             alt.Tooltip("verdict:N"), alt.Tooltip("correct_text:N", title="correct (share)"),
-                             alt.Tooltip("speedup_text:N", title="speedup"), alt.Tooltip("n:Q", title="attempts")])
-            .add_params(pick).properties(width=width, height=max(80, 22 * data["entry"].nunique())))
+    base = alt.Chart(data).encode(
+        x=alt.X("problem_id:N", title="problem", axis=alt.Axis(labels=problems <= 100, labelAngle=-70)),
+        y=alt.Y("entry:N", title=None),
+        tooltip=[alt.Tooltip("entry:N"), alt.Tooltip("problem_id:N", title="problem"), alt.Tooltip("verdict:N"),
+                 alt.Tooltip("correct_text:N", title="correct (share)"),
+                 alt.Tooltip("speedup_text:N", title="speedup"), alt.Tooltip("n:Q", title="attempts")])
+    cells = base.mark_rect(color="#d9d9d9", stroke="white", strokeWidth=0.3).add_params(pick)
+    colour = alt.Color("speedup:Q", title="speedup", scale=alt.Scale(
+        type="log", scheme="redyellowgreen", domain=[1 / reach, reach], clamp=True))
+    shaded = base.transform_filter("isValid(datum.speedup) && datum.speedup > 0").mark_rect(
+        stroke="white", strokeWidth=0.3).encode(color=colour)
+    height = 28 * data["entry"].nunique() + (110 if problems <= 100 else 30)
+    width = min(1400, max(300, 12 * problems))
+    return alt.layer(cells, shaded).properties(width=width, height=height)
 
 
 def fast_p_lines(curves: pd.DataFrame, title: str):
@@ -61,16 +69,20 @@ def fast_p_lines(curves: pd.DataFrame, title: str):
 
 
 def speedup_strip(speedups: pd.DataFrame, title: str):
+    """One dot per problem and entry at its speedup (log), 1x marked; hover for the problem."""
     import altair as alt
 
     data = speedups.copy()
     data["entry"] = [display_entry(g, m) for g, m in zip(data["generator"], data["model"])]
     data["speedup_text"] = [display.times(v) for v in data["speedup"]]
-    return alt.Chart(data, title=title).mark_tick(thickness=2).encode(
+    dots = alt.Chart(data).mark_circle(size=40, opacity=0.7).encode(
         x=alt.X("speedup:Q", scale=alt.Scale(type="log"), title="speedup of correct kernels (log)"),
-        y=alt.Y("entry:N", title=None), color=alt.Color("entry:N", legend=None, scale=alt.Scale(scheme="tableau20")),
+        y=alt.Y("entry:N", title=None), yOffset=alt.YOffset("jitter:Q"),
+        color=alt.Color("entry:N", legend=None, scale=alt.Scale(scheme="tableau20")),
         tooltip=["entry:N", alt.Tooltip("problem_id:N", title="problem"), alt.Tooltip("speedup_text:N", title="speedup")],
-    ).properties(height=max(80, 26 * data["entry"].nunique()))
+    ).transform_calculate(jitter="random() * 16 - 8")
+    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(color="firebrick", strokeDash=[4, 3]).encode(x="x:Q")
+    return alt.layer(dots, one, title=title).properties(height=40 * data["entry"].nunique() + 40)
 
 
 def cost_scatter(points: pd.DataFrame, title: str):

@@ -25,7 +25,7 @@ def problems_tab(frame: pd.DataFrame, grid: pd.DataFrame) -> None:
     if frame.empty:
         st.info("No records match the filters.")
         return
-    st.caption("Colour: speedup of the correct attempts (log; blank where none was correct or timed). "
+    st.caption("Colour: speedup of the correct attempts (log, 1x in the middle; grey where no attempt was correct and timed). "
                "Hover for the verdict; click a cell to open that problem below.")
     picked = None
     if not grid.empty:
