@@ -16,8 +16,7 @@ from typing import Any, Iterable, Iterator
 
 from harness.errors import UserError
 
-SCHEMA = "crucible.run/1.0"
-SCHEMA_MAJOR = 1
+from harness.schema import SCHEMA, SCHEMA_MAJOR, check_schema  # noqa: F401  (re-exported: readers import them here)
 
 
 def utc_now() -> str:
@@ -190,19 +189,6 @@ def read_run(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     if header is None:
         raise UserError(f"{path}: no header line; is this a Crucible run file?")
     return header, attach_details(path, records)
-
-
-def check_schema(schema: str | None, where: Any = "run file") -> None:
-    try:
-        name, version = str(schema).split("/")
-        major = int(version.split(".")[0])
-    except ValueError:
-        raise UserError(f"{where}: unreadable schema {schema!r}; expected 'crucible.run/<major>.<minor>'") from None
-    if name != "crucible.run" or major != SCHEMA_MAJOR:
-        raise UserError(
-            f"{where}: schema {schema!r} is not supported by this reader "
-            f"(it reads {SCHEMA}); upgrade Crucible to read it"
-        )
 
 
 def find_run_files(paths: Iterable[str | os.PathLike]) -> list[Path]:

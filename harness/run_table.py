@@ -19,6 +19,7 @@ from pathlib import Path
 
 from harness.errors import UserError
 from harness.metrics import CI_FIELDS, NON_MODEL_FIELDS, USAGE_FIELDS, number
+from harness.schema import check_schema
 
 NUMBER_COLUMNS = (
     "level", "attempt", "candidate_ms", "candidate_ms_iqr", "candidate_n", "eager_ms", "compile_ms", "speedup",
@@ -68,8 +69,6 @@ def header_of(path: Path, data: bytes) -> dict:
             line = None
         if not isinstance(line, dict) or line.get("type") != "header":
             raise UserError(f"{path}:{number_}: first line is not a run header; is this a Crucible run file?")
-        from harness.results import check_schema
-
         check_schema(line.get("schema"), path)
         return line
     raise UserError(f"{path}: empty file; is this a Crucible run file?")

@@ -7,7 +7,9 @@ Uses the ``websockets`` client, which Streamlit already installs.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import socket
 import subprocess
 import tempfile
 import time
@@ -15,10 +17,15 @@ import urllib.request
 from pathlib import Path
 
 from harness.errors import UserError
-from leaderboard.screenshots import free_port
 
 # Streamlit shows its status widget while a script run is in flight.
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 class Browser:
@@ -36,13 +43,14 @@ class Browser:
              f"--user-data-dir={self._profile.name}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.pid = self._process.pid
-        self._socket = self._connect(port)
+        self._stack = contextlib.ExitStack()
+        self._socket = self._stack.enter_context(self._connect(port))
         self.call("Page.enable")
         return self
 
     def __exit__(self, *exc) -> None:
         try:
-            self._socket.close()
+            self._stack.close()
         finally:
             self._process.terminate()
             try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import UserError
+from leaderboard import cdp
+from leaderboard.cdp import free_port  # noqa: F401  (part of this module's interface)
 
 REPO = Path(__file__).resolve().parent.parent
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
@@ -36,12 +37,6 @@ BLANK_PAGE_BYTES = 20_000  # a page with nothing rendered is a few KB of PNG
 
 def find_browser() -> str | None:
     return next((path for path in map(shutil.which, BROWSERS) if path), None)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _healthy(url: str) -> bool:
@@ -126,8 +121,8 @@ def tab_url(url: str, tab: str, **params: str) -> str:
 VIEWS = (  # (file name, URL parameters, what must be on the page, window size)
     ("rankings", {}, "document.querySelectorAll('table').length > 0", "1400,1400"),
     ("rankings_compile", {"baseline": "compile"}, "document.querySelectorAll('table').length > 0", "1400,1400"),
-    ("problems", {"tab": "Problems"}, "document.querySelectorAll('.vega-embed canvas, .vega-embed svg').length > 0",
-     "1400,2200"),
+    ("problems", {"tab": "Problems"}, "document.querySelectorAll('.vega-embed canvas, .vega-embed svg').length > 0"
+     " && document.querySelector('[data-testid=\"stCode\"]')", "1400,2200"),
     ("runs", {"tab": "Runs"}, "document.querySelector('[data-testid=\"stJson\"]')", "1400,1600"),
     ("charts", {"tab": "Charts"}, "document.querySelectorAll('.vega-embed canvas, .vega-embed svg').length > 0",
      "1400,1800"),
@@ -142,8 +137,6 @@ def take_all(results: str | Path, out: str | Path, problem: str | None = None, l
              board: str | None = None) -> list[Path]:
     """One screenshot per view, each opened by its URL in headless Chromium (DevTools protocol)
     once the app has finished drawing it."""
-    from leaderboard.cdp import Browser
-
     browser = find_browser()
     if browser is None:
         raise UserError("no Chromium found; install it (Debian: apt-get install chromium)")
@@ -155,7 +148,7 @@ def take_all(results: str | Path, out: str | Path, problem: str | None = None, l
             params = {**params, **({"problem": problem} if problem and name == "problems" else {}),
                       **({"board": board} if board and name in ("problems", "charts") else {})}
             path = out / f"leaderboard_{name}.png"
-            with Browser(browser, size=size) as page:
+            with cdp.Browser(browser, size=size) as page:
                 page.open(url + ("?" + urllib.parse.urlencode(params) if params else ""))
                 try:
                     page.wait_for(marker, 240, settle=1.0)
