@@ -170,11 +170,12 @@ def _best_so_far(steps: list[dict], last_step: int, trusted: bool) -> list[float
 def refinement_steps(records: list[dict]) -> pd.DataFrame:
     """Per (generator, model, level) and refinement step: share of problems correct so far and the
     geomean best-so-far speedup of those. Flagged and imported records never count as correct."""
-    with_steps = [r for r in records if transcript_steps(r) and not metrics.is_imported(r)]
+    with_steps = [{**r, "_steps": steps} for r in records
+                  if not metrics.is_imported(r) and (steps := transcript_steps(r))]  # ordered once per record
     rows = []
     for (generator, model, level), group in metrics.group_records(with_steps, ["generator", "model", "level"]).items():
-        last = int(max(transcript_steps(r)[-1]["step"] for r in group))
-        series = [_best_so_far(transcript_steps(r), last, not metrics.flags_of(r)) for r in group]
+        last = int(max(r["_steps"][-1]["step"] for r in group))
+        series = [_best_so_far(r["_steps"], last, not metrics.flags_of(r)) for r in group]
         for step in range(last + 1):
             column = [values[step] for values in series]
             correct = [value for value in column if value is not None]
@@ -198,20 +199,17 @@ def tokens_correctness(records) -> pd.DataFrame:
     problem = metrics.group_codes(shown, ["generator", "model", "level", "problem_id"])
     entry = metrics.group_codes(shown, ["generator", "model", "level"])
     grouped = shown.assign(problem=problem).groupby("problem", sort=False)
-    shown = shown.assign(problem=problem, entry=entry, k=grouped.cumcount() + 1,
-                         spent=grouped["tokens"].cumsum(), known=grouped["tokens"].transform(lambda t: t.notna().cummax()),
-                         solved=grouped["ok"].cummax())
+    known = shown["tokens"].notna().astype(int).groupby(problem).cummax()
+    shown = shown.assign(problem=problem, entry=entry, k=grouped.cumcount() + 1, spent=grouped["tokens"].cumsum(),
+                         known=known, solved=grouped["ok"].cummax())
     rows = []
+    most = shown.groupby("entry")["k"].max()  # an entry's curve stops at its own number of attempts
     for k in range(1, int(shown["k"].max()) + 1):
-        last = shown[shown["k"] <= k].groupby("problem", sort=False).last()
+        last = shown[(shown["k"] <= k) & (shown["entry"].map(most) >= k)].groupby("problem", sort=False).last()
         for _, part in last.groupby("entry", sort=False):
             first = part.iloc[0]
             tokens = part["spent"].where(part["known"].astype(bool))
             rows.append({"generator": first["generator"], "model": first["model"], "level": first["level"], "k": k,
                          "tokens_per_problem": tokens.sum() / len(part) if tokens.notna().any() else None,
                          "correctness": float(part["solved"].mean())})
-    table = pd.DataFrame(rows, columns=columns)
-    most = shown.groupby("entry")["k"].max()  # an entry's curve stops at its own number of attempts
-    limits = {(g, m, lv): most[e] for e, g, m, lv in zip(shown["entry"], shown["generator"], shown["model"], shown["level"])}
-    keep = [k <= limits.get((g, m, lv), k) for g, m, lv, k in zip(table["generator"], table["model"], table["level"], table["k"])]
-    return table[keep].reset_index(drop=True)
+    return pd.DataFrame(rows, columns=columns)

@@ -220,8 +220,9 @@ def test_group_records_buckets_by_keys_with_nan_as_none():
 
 def test_metrics_and_leaderboard_data_layer_do_not_import_torch():
     code = (
-        "import sys, harness.metrics, harness.importers, leaderboard.data, leaderboard.tables, "
-        "leaderboard.charts, leaderboard.display, leaderboard.figures, leaderboard.screenshots; "
+        "import sys, harness.metrics, harness.boards, harness.run_table, harness.results, harness.importers, "
+        "leaderboard.data, leaderboard.tables, leaderboard.charts, leaderboard.paper_charts, leaderboard.display, "
+        "leaderboard.figures, leaderboard.screenshots, leaderboard.cdp, leaderboard.interactive, leaderboard.views; "
         "assert 'torch' not in sys.modules, 'torch imported'; print('ok')"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
