@@ -24,6 +24,8 @@ def fast_1_bars(table: pd.DataFrame, title: str):
     if not (rows["fast_1"] > 0).any():
         raise NoData("no entry has an established win (fast_1 is 0 or unmeasured everywhere)")
     rows = _labelled(rows)
+    reference = rows["role"] == "reference"
+    rows.loc[reference, "label"] = rows.loc[reference, "label"] + " (reference)"
     levels = sorted(rows["level"].dropna().unique().tolist())
     palette = colours(rows["label"])
     figure, axes = _panels(len(levels), width=4.6, height=3.6)
@@ -31,8 +33,12 @@ def fast_1_bars(table: pd.DataFrame, title: str):
         part = rows[rows["level"] == level].sort_values("fast_1", ascending=False)
         low = [max(0.0, v - ci[0]) if isinstance(ci, tuple) else 0.0 for v, ci in zip(part["fast_1"], part.get("fast_1_ci", [None] * len(part)))]
         high = [max(0.0, ci[1] - v) if isinstance(ci, tuple) else 0.0 for v, ci in zip(part["fast_1"], part.get("fast_1_ci", [None] * len(part)))]
-        axis.bar(range(len(part)), part["fast_1"], yerr=[low, high], capsize=3,
-                 color=[palette[label] for label in part["label"]])
+        bars = axis.bar(range(len(part)), part["fast_1"], yerr=[low, high], capsize=3,
+                        color=[palette[label] for label in part["label"]])
+        for bar, role in zip(bars, part["role"]):  # baselines are drawn for scale, hatched: not ranked
+            if role == "reference":
+                bar.set_hatch("//")
+                bar.set_alpha(0.6)
         axis.set_xticks(range(len(part)), part["label"], rotation=30, ha="right", fontsize=7)
         axis.set(title=f"Level {level}", ylabel="fast_1 (95% bootstrap interval)", ylim=(0, 1.02))
     return _finish(figure, title)
