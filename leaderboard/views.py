@@ -16,6 +16,18 @@ TIMING_FIELDS = ("candidate_ms", "candidate_ms_iqr", "candidate_ms_ci", "candida
                  "speedup_n", "sync_floor_ms", "sol_ms", "elapsed_s")
 
 
+# Units in the headers and four significant digits, not raw 16-digit floats.
+ATTEMPT_COLUMNS = {
+    **{name: st.column_config.NumberColumn(f"{name.removesuffix('_ms')} (ms)", format="%.4g")
+       for name in ("candidate_ms", "eager_ms", "compile_ms")},
+    "speedup": st.column_config.NumberColumn("speedup vs eager", format="%.3gx"),
+    "speedup_compile": st.column_config.NumberColumn("speedup vs compile", format="%.3gx"),
+    "sol_fraction": st.column_config.NumberColumn("SOL fraction", format="percent"),
+    "tokens": st.column_config.NumberColumn("tokens", format="%d"),
+    "cost_usd": st.column_config.NumberColumn("cost", format="dollar"),
+}
+
+
 def options(frame: pd.DataFrame, column: str) -> list:
     return sorted(frame[column].dropna().unique().tolist(), key=str) if column in frame else []
 
@@ -33,11 +45,14 @@ def problems_tab(frame: pd.DataFrame, grid: pd.DataFrame) -> None:
         cells = (event or {}).get("selection", {}).get("cell") or []
         picked = cells[0].get("problem_id") if cells else None
     problems = options(frame, "problem_id")
-    if picked in problems:
-        st.session_state["problem"] = picked
+    # A click opens its problem once; the selection stays on the chart, so apply it only when it
+    # changes, or it would undo every later choice in the selector below.
+    if picked in problems and picked != st.session_state.get("heatmap_applied"):
+        st.session_state["problem"] = st.session_state["heatmap_applied"] = picked
     problem = st.selectbox("Problem", problems, key="problem", bind=BIND)
     attempts = tables.problem_rows(frame[frame["problem_id"] == problem])
-    st.dataframe(attempts.drop(columns=["run_file", "line_index"]), hide_index=True, width="stretch")
+    st.dataframe(attempts.drop(columns=["run_file", "line_index"]), hide_index=True, width="stretch",
+                 column_config=ATTEMPT_COLUMNS)
     labels = [f"{row.generator} / {display.DASH if display.missing(row.model) else row.model} · attempt "
               f"{row.attempt} · {row.status} · run {row.run_id}" for row in attempts.itertuples()]
     if not labels:

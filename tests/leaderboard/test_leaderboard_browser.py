@@ -67,3 +67,22 @@ def test_baseline_and_tab_in_the_url_open_that_view_in_chromium(browser, results
         source = page.evaluate("document.querySelector('[data-testid=stCode]').innerText")
         assert "class ModelNew" in source and "L1/2_Op2" in source  # the attempt's source
         assert page.evaluate("location.search").count("problem=L1") == 1
+
+
+@pytest.mark.slow
+def test_clicking_a_heatmap_cell_opens_that_problem(browser, results_dir):
+    from leaderboard import cdp
+
+    with screenshots.serve(results_dir) as url, cdp.Browser(browser) as page:
+        page.open(url + "?tab=Problems")
+        page.wait_for(f"document.querySelector('.vega-embed [aria-label]') && {DONE}", 240, settle=0.5)
+        # each cell carries its tooltip text as aria-label: find kforge's cell for problem 4
+        box = page.evaluate(
+            "(() => { const cell = [...document.querySelectorAll('.vega-embed [aria-label]')].find(n => "
+            "n.getAttribute('aria-label').includes('L1/4_Op4') && n.getAttribute('aria-label').includes('kforge'));"
+            " const r = cell.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            page.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+        page.wait_for("location.search.includes('problem=L1%2F4_Op4')", 120)
+        page.wait_for("document.querySelector('[data-testid=stCode]')"
+                      " && document.querySelector('[data-testid=stCode]').innerText.includes('L1/4_Op4')", 120)
