@@ -162,7 +162,7 @@ def format_table(summary: dict, context: str) -> list[str]:
             rate = row["correctness_rate"] or 0.0
             speed = (f"{row['geomean_speedup']:.3f} ({row['speed_measured']})" if row["geomean_speedup"]
                      else "not measured")
-            lines.append(f"{name:<12} {row['correct']:>4}/{row['problems']:<3} {100 * rate:>3.0f}% {speed:>18} "
+            lines.append(f"{name:<12} {row['correct']:>4g}/{row['problems']:<3} {100 * rate:>3.0f}% {speed:>18} "
                          f"{_number(row['tokens_per_problem']):>15} {_number(row['tokens_per_correct']):>15} "
                          f"{row['wall_s']:>7.0f}s")
     lines += ["", "run files: " + ", ".join(sorted({r['run_file'] for rows in summary.values() for r in rows.values()}))]

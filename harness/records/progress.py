@@ -54,7 +54,7 @@ def summary_lines(records: list[dict]) -> list[str]:
         sol = f"{s['median_sol_fraction']:.3f}" if s.get("median_sol_fraction") else "n/a"
         rate = f"{100 * s['correctness_rate']:.0f}%" if s.get("correctness_rate") is not None else "n/a"
         fast_1 = f"{s['fast_1']:.2f}" if s.get("fast_1") is not None else "n/a"
-        lines.append(f"L{level}: {s['correct']}/{s['problems']} correct ({rate}), "
+        lines.append(f"L{level}: {s['correct']:g}/{s['problems']} correct ({rate}), "
                      f"geomean speedup {geo}, fast_1 {fast_1}, median SOL fraction {sol}{_verdicts(by_level[level])}")
     return lines + _phase_lines(records)
 

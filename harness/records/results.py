@@ -16,8 +16,7 @@ from typing import Any, Iterable, Iterator
 
 from harness.errors import UserError
 
-SCHEMA = "crucible.run/1.0"
-SCHEMA_MAJOR = 1
+from harness.records.schema import SCHEMA, SCHEMA_MAJOR, check_schema  # noqa: F401  (re-exported: readers import them here)
 
 
 def utc_now() -> str:
@@ -150,17 +149,30 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def read_lines(path: str | os.PathLike) -> Iterator[dict]:
-    """Every well-formed line of a run file; a torn last line (a killed writer) is skipped."""
-    with open(path) as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.strip()
-            if not line:
+class RunFileWarning(UserWarning):
+    """A line or file of the results that could not be read; the message names file and line."""
+
+
+def read_lines(path: str | os.PathLike, numbered: bool = False) -> Iterator:
+    """Every well-formed object line of a run file (``(line_index, line)`` pairs with ``numbered``,
+    0-based physical lines). A torn, non-UTF-8 or non-object line is skipped with a
+    ``RunFileWarning`` naming the file and line, so the file's other records are kept."""
+    import warnings
+
+    with open(path, "rb") as handle:
+        for index, raw in enumerate(handle):
+            if not raw.strip():
                 continue
             try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
+                line = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                why = "not UTF-8" if isinstance(error, UnicodeDecodeError) else "not valid JSON (a torn line?)"
+                warnings.warn(f"{path}:{index + 1}: {why}; line skipped", RunFileWarning, stacklevel=2)
                 continue
+            if not isinstance(line, dict):
+                warnings.warn(f"{path}:{index + 1}: not a JSON object; line skipped", RunFileWarning, stacklevel=2)
+                continue
+            yield (index, line) if numbered else line
 
 
 def read_run(path: str | os.PathLike) -> tuple[dict, list[dict]]:
@@ -177,19 +189,6 @@ def read_run(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     if header is None:
         raise UserError(f"{path}: no header line; is this a Crucible run file?")
     return header, attach_details(path, records)
-
-
-def check_schema(schema: str | None, where: Any = "run file") -> None:
-    try:
-        name, version = str(schema).split("/")
-        major = int(version.split(".")[0])
-    except ValueError:
-        raise UserError(f"{where}: unreadable schema {schema!r}; expected 'crucible.run/<major>.<minor>'") from None
-    if name != "crucible.run" or major != SCHEMA_MAJOR:
-        raise UserError(
-            f"{where}: schema {schema!r} is not supported by this reader "
-            f"(it reads {SCHEMA}); upgrade Crucible to read it"
-        )
 
 
 def find_run_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
@@ -243,9 +242,15 @@ def load_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
     """All records of the given run files, with the file's facts under ``run_*`` keys; ``run_commit``
     and ``hardware`` come from the run that wrote the record (the header, or the ``resume`` line of
     a run that appended to the file)."""
+    import warnings
+
     rows: list[dict] = []
     for path in find_run_files(paths):
-        header, records = read_run(path)
+        try:
+            header, records = read_run(path)
+        except UserError as error:  # one unreadable file must not hide the others
+            warnings.warn(f"{error}; file skipped", RunFileWarning, stacklevel=2)
+            continue
         segments = run_segments(path)
         config = header.get("config", {})
         for record in records:
@@ -264,11 +269,31 @@ def load_records(paths: Iterable[str | os.PathLike]) -> list[dict]:
     return rows
 
 
-def load_runs(*paths: str | os.PathLike):
-    """One line to pandas: ``load_runs("results/runs")`` -> a DataFrame with a row per record."""
+def load_runs(*paths, details: bool = False, warn: bool = True):
+    """One line to pandas: ``load_runs("results/runs")`` (or a list of files and folders) -> a
+    DataFrame with a row per record.
+
+    Without ``details`` (fast: 100,000 records in a second or two) the columns are the summary
+    fields of docs/INTERFACES.md §5 (verdict, timings, intervals split into ``<name>_lo`` and
+    ``<name>_hi``, usage flattened) plus the run's facts (``run_file``, ``line_index``,
+    ``hardware``, ``timer``, ``settings``, ...); score them with ``harness.records.boards.boards``. With
+    ``details`` every field of every record, detail files included (``load_records``).
+    Unreadable lines and files are skipped with a ``RunFileWarning`` naming file and line."""
+    import warnings
+
     import pandas as pd
 
-    return pd.DataFrame(load_records(paths or ("results/runs",)))
+    flat = [item for path in (paths or ("results/runs",))
+            for item in (path if isinstance(path, (list, tuple, set)) else [path])]
+    if details:
+        return pd.DataFrame(load_records(flat))
+    from harness.records import run_table
+
+    result = run_table.read_tables(find_run_files(flat))
+    if warn:
+        for note in result.warnings:
+            warnings.warn(note, RunFileWarning, stacklevel=2)
+    return run_table.to_frame(result.table)
 
 
 def completed_keys(path: str | os.PathLike) -> set[tuple]:
