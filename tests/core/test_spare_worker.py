@@ -16,6 +16,7 @@ def spares_on(monkeypatch):
     from harness.judge.workers import drain_spare_workers
 
     monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "1")
+    drain_spare_workers()  # spares are on by default: an earlier test in this process may have left one
     yield
     drain_spare_workers()
 
