@@ -105,7 +105,22 @@ static PyObject *new_pair(PyObject *a, PyObject *b, PyObject *width) {
         Py_INCREF(b);
     PyList_SET_ITEM(pair, 0, Py_NewRef(a));
     PyList_SET_ITEM(pair, 1, b);
+    PyObject_GC_UnTrack(pair); /* (see untracked_region) */
     return pair;
+}
+
+/* A region list holds only ints and containers of ints it made itself, so it can be part of no
+ * reference cycle: the cyclic GC need not track it (CPython does the same for tuples and dicts of
+ * atoms). Tracked, the five containers of each tile's region are what a process with a large heap
+ * (torch imported) spends most of an import on: they survive into the oldest generation while the
+ * schedule is validated, and each full collection then walks the whole heap. */
+static void untracked_region(PyObject *regions) {
+    PyObject *region = PyList_GET_ITEM(regions, 0);
+    PyObject *box = PyDict_GetItem(region, s_box);
+    if (box != NULL)
+        PyObject_GC_UnTrack(box);
+    PyObject_GC_UnTrack(region);
+    PyObject_GC_UnTrack(regions);
 }
 
 /* The region list a tile's params give (a new reference), Py_None for none, NULL on a doubt. */
@@ -177,10 +192,18 @@ static PyObject *tile_region(PyObject *task, PyObject *shapes) {
         return NULL;
     }
     PyList_SET_ITEM(out, 0, region);
+    untracked_region(out);
     return out;
 fail:
     Py_DECREF(box);
     return NULL;
+}
+
+/* Untracked, a task's copy costs the cyclic GC nothing either. Safe for a dict: CPython tracks
+ * it again as soon as a container is stored in it, and what it holds now (the task's own values)
+ * the task keeps alive. A cycle made later through a list it holds would not be collected. */
+static void untracked_copy(PyObject *copy) {
+    PyObject_GC_UnTrack(copy);
 }
 
 static PyObject *build_shapes(PyObject *buffers) {
@@ -236,8 +259,10 @@ static PyObject *tasks_from_amk(PyObject *self, PyObject *args) {
                 goto doubt;
         } else if (PyErr_Occurred())
             goto doubt;
-        if (!is_tiled)
+        if (!is_tiled) {
+            untracked_copy(copy);
             continue;
+        }
         if (shapes == NULL && (shapes = build_shapes(buffers)) == NULL)
             goto doubt;
         regions = tile_region(task, shapes);
@@ -248,6 +273,7 @@ static PyObject *tasks_from_amk(PyObject *self, PyObject *args) {
             goto doubt;
         }
         Py_DECREF(regions);
+        untracked_copy(copy);
     }
     Py_XDECREF(shapes);
     return out;

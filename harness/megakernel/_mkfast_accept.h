@@ -20,7 +20,72 @@ typedef struct {
     Box *o_box;                           /* per output entry */
     uint64_t *anc, *cmask;                /* bitsets: W words per task / counter */
     int *total, *made, *wcount, *wstart, *wlist;
+    PyObject *pkey[16]; /* parameter keys seen, with their PARAM_TYPES codes */
+    long pcode[16];
+    int npk;
 } Sched;
+
+/* The document's own key objects, where it has them: JSON's decoder gives every dict of one
+ * document the same key objects, and a dict look-up with the very object the dict holds needs
+ * no string comparison (most of this function's time otherwise). Swapped in for one call (the
+ * GIL is held throughout and no Python code runs), put back after it. */
+static PyObject **adoptable[] = {&s_id, &s_op, &s_inputs, &s_outputs, &s_out_counter, &s_waits, &s_params,
+                                 &s_sm, &s_regions, &s_buffer, &s_box, &s_threshold, &s_counter, &s_kind,
+                                 &s_shape, &s_dtype, &s_space, &s_init, &s_format, &s_target, &s_buffers,
+                                 &s_counters, &s_tasks, &s_pages, &s_ops, &s_num_sms, &s_max_resident};
+#define N_ADOPT (sizeof adoptable / sizeof adoptable[0])
+
+static void adopt_keys(PyObject *dict) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    size_t j;
+    if (dict == NULL || !PyDict_CheckExact(dict))
+        return;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key))
+            continue;
+        Py_hash_t h = PyObject_Hash(key); /* (cached in a str) */
+        for (j = 0; j < N_ADOPT; j++)
+            if (*adoptable[j] == key)
+                break;
+            else if (PyObject_Hash(*adoptable[j]) == h && PyUnicode_Compare(*adoptable[j], key) == 0) {
+                *adoptable[j] = key;
+                break;
+            }
+    }
+}
+
+static PyObject *first_of(PyObject *list) {
+    return list != NULL && PyList_CheckExact(list) && PyList_GET_SIZE(list) ? PyList_GET_ITEM(list, 0) : NULL;
+}
+
+/* The keys of the document, its target, first buffer, counter, task and that task's first wait. */
+static void adopt_document_keys(PyObject *doc) {
+    PyObject *task;
+    adopt_keys(doc);
+    adopt_keys(PyDict_GetItem(doc, s_target));
+    adopt_keys(first_of(PyDict_GetItem(doc, s_buffers)));
+    adopt_keys(first_of(PyDict_GetItem(doc, s_counters)));
+    task = first_of(PyDict_GetItem(doc, s_tasks));
+    adopt_keys(task);
+    if (task != NULL && PyDict_CheckExact(task))
+        adopt_keys(first_of(PyDict_GetItem(task, s_waits)));
+}
+
+/* PARAM_TYPES's code of a parameter key: 1 int32, 2 real, -1 none (a key object's code is kept). */
+static long param_code(Sched *s, PyObject *key) {
+    int j;
+    long code;
+    for (j = 0; j < s->npk; j++)
+        if (s->pkey[j] == key)
+            return s->pcode[j];
+    code = table_code(t_params, key);
+    if (s->npk < 16) {
+        s->pkey[s->npk] = key;
+        s->pcode[s->npk++] = code;
+    }
+    return code;
+}
 
 typedef struct {
     long long lo;
@@ -130,7 +195,7 @@ static int op_ok(Sched *s, PyObject *op, PyObject *params, int t) {
         if (params == NULL || PyDict_Contains(params, PyTuple_GET_ITEM(required, j)) != 1)
             return 0;
     while (params != NULL && PyDict_Next(params, &pos, &key, &value)) {
-        long code = table_code(t_params, key);
+        long code = param_code(s, key);
         long long v;
         if (code == 1 && (!exact_int(value, &v) || v < -2147483648LL || v > 2147483647LL))
             return 0;
@@ -407,11 +472,16 @@ static int operand_totals(PyObject *tasks, int *ins, int *outs, int *waits) {
 }
 
 static PyObject *accept(PyObject *self, PyObject *doc) {
-    PyObject *buffers, *counters, *tasks;
+    PyObject *buffers, *counters, *tasks, *saved[N_ADOPT];
     Sched s;
     Span *spans = NULL, *active = NULL;
     int check_ops = 0, ins = 0, outs = 0, waits = 0, t, ok = 0;
+    size_t j;
     memset(&s, 0, sizeof s);
+    for (j = 0; j < N_ADOPT; j++)
+        saved[j] = *adoptable[j];
+    if (PyDict_CheckExact(doc))
+        adopt_document_keys(doc);
     if (!read_top(doc, &buffers, &counters, &tasks, &check_ops) || !operand_totals(tasks, &ins, &outs, &waits))
         goto done;
     s.n = (int)PyList_GET_SIZE(tasks);
@@ -431,6 +501,8 @@ static PyObject *accept(PyObject *self, PyObject *doc) {
     ok = spans && active && reads_ok(&s) && writes_ok(&s, spans, active);
 done:
     PyErr_Clear();
+    for (j = 0; j < N_ADOPT; j++)
+        *adoptable[j] = saved[j];
     free(spans);
     free(active);
     sched_free(&s);
