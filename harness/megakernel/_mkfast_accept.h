@@ -471,12 +471,17 @@ static int operand_totals(PyObject *tasks, int *ins, int *outs, int *waits) {
     return !PyErr_Occurred();
 }
 
+static int busy; /* set during a call: a re-entrant one (only through a key's own __eq__) says None */
+
 static PyObject *accept(PyObject *self, PyObject *doc) {
     PyObject *buffers, *counters, *tasks, *saved[N_ADOPT];
     Sched s;
     Span *spans = NULL, *active = NULL;
     int check_ops = 0, ins = 0, outs = 0, waits = 0, t, ok = 0;
     size_t j;
+    if (busy)
+        Py_RETURN_NONE;
+    busy = 1;
     memset(&s, 0, sizeof s);
     for (j = 0; j < N_ADOPT; j++)
         saved[j] = *adoptable[j];
@@ -503,6 +508,7 @@ done:
     PyErr_Clear();
     for (j = 0; j < N_ADOPT; j++)
         *adoptable[j] = saved[j];
+    busy = 0;
     free(spans);
     free(active);
     sched_free(&s);
