@@ -59,11 +59,10 @@ static PyObject *first_of(PyObject *list) {
     return list != NULL && PyList_CheckExact(list) && PyList_GET_SIZE(list) ? PyList_GET_ITEM(list, 0) : NULL;
 }
 
-/* The keys of the document, its target, first buffer, counter, task and that task's first wait. */
+/* The keys of the first buffer, counter, task and that task's first wait (those looked up once
+ * per item; the document's and its target's few are not worth it). */
 static void adopt_document_keys(PyObject *doc) {
     PyObject *task;
-    adopt_keys(doc);
-    adopt_keys(PyDict_GetItem(doc, s_target));
     adopt_keys(first_of(PyDict_GetItem(doc, s_buffers)));
     adopt_keys(first_of(PyDict_GetItem(doc, s_counters)));
     task = first_of(PyDict_GetItem(doc, s_tasks));
