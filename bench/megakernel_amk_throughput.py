@@ -72,16 +72,19 @@ def _amk_lowerings(ir) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _per_call(fn, budget_s: float) -> float:
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def _per_call(fn, budget_s: float, clock=time.perf_counter) -> float:
     """Seconds per call of ``fn``: calls repeated until ``budget_s`` is spent (at least 3)."""
-    calls, start = 0, time.perf_counter()
-    while calls < 3 or time.perf_counter() - start < budget_s:
+    calls, start = 0, clock()
+    while calls < 3 or clock() - start < budget_s:
         fn()
         calls += 1
-    return (time.perf_counter() - start) / calls
+    return (clock() - start) / calls
 
 
-def measure(ir, schedules, rounds: int, budget_s: float) -> list[dict]:
+def measure(ir, schedules, rounds: int, budget_s: float, clock=time.perf_counter) -> list[dict]:
     from harness.megakernel.amk_io import normalise
     from harness.megakernel.validator import validate
 
@@ -95,10 +98,11 @@ def measure(ir, schedules, rounds: int, budget_s: float) -> list[dict]:
             program = ir.MegakernelProgram.from_dict(doc)
             row["amk_ok"] = ir.validate(program).ok
         for _ in range(rounds):
-            row["ours_s"].append(_per_call(ours, budget_s))
+            row["ours_s"].append(_per_call(ours, budget_s, clock))
             if ir is not None:
-                row["amk_s"].append(_per_call(lambda p=program: ir.validate(p), budget_s))
-                row["amk_load_s"].append(_per_call(lambda d=doc: ir.validate(ir.MegakernelProgram.from_dict(d)), budget_s))
+                row["amk_s"].append(_per_call(lambda p=program: ir.validate(p), budget_s, clock))
+                row["amk_load_s"].append(_per_call(lambda d=doc: ir.validate(ir.MegakernelProgram.from_dict(d)),
+                                                   budget_s, clock))
         for key in ("ours_s", "amk_s", "amk_load_s"):
             row[key] = statistics.median(row[key]) if row[key] else None
         rows.append(row)
@@ -106,14 +110,15 @@ def measure(ir, schedules, rounds: int, budget_s: float) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    lines = [f"{'schedule':34s} {'tasks':>5s} {'ours/s':>9s} {'AMK val/s':>9s} {'ratio':>6s} "
+    lines = [f"{'schedule':34s} {'tasks':>5s} {'ours ms':>8s} {'ours/s':>9s} {'AMK val/s':>9s} {'ratio':>6s} "
              f"{'AMK load+val/s':>14s} {'ratio':>6s}  verdicts (ours / AMK)"]
     for r in rows:
         amk = f"{1 / r['amk_s']:9.0f} {r['amk_s'] / r['ours_s']:6.2f} {1 / r['amk_load_s']:14.0f} " \
               f"{r['amk_load_s'] / r['ours_s']:6.2f}" if r["amk_s"] else f"{'-':>9s} {'-':>6s} {'-':>14s} {'-':>6s}"
         verdicts = f"{r['safety'] or ('accepted' if r['ours_ok'] else 'rejected')} / " + \
                    ("-" if "amk_ok" not in r else "accepted" if r["amk_ok"] else "rejected")
-        lines.append(f"{r['name']:34s} {r['tasks']:5d} {1 / r['ours_s']:9.0f} {amk}  {verdicts}")
+        lines.append(f"{r['name']:34s} {r['tasks']:5d} {r['ours_s'] * 1e3:8.3f} {1 / r['ours_s']:9.0f} {amk}  "
+                     f"{verdicts}")
     lines.append("per class (schedules/s over the class's schedules, each once):")
     for cls in dict.fromkeys(r["class"] for r in rows):
         part = [r for r in rows if r["class"] == cls]
@@ -133,11 +138,19 @@ def main(argv=None) -> int:
                         "(default: $AMK_PATH, else an installed one)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per schedule (default 3)")
     parser.add_argument("--budget", type=float, default=0.2, help="seconds per timing (default 0.2)")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="wall: perf_counter; cpu: this process's CPU time, which other jobs on a "
+                        "shared machine do not inflate (default wall)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     ir, where = _import_amk(args.amk)
-    print(where)
-    rows = measure(ir, _schedules(ir), args.rounds, args.budget)
+    try:
+        from harness.megakernel import fastpath
+        native = fastpath.native is not None
+    except ImportError:  # (a version of ours from before the fast path)
+        native = False
+    print(f"{where}; ours: native fast path {'on' if native else 'off (pure Python)'}; clock: {args.clock}")
+    rows = measure(ir, _schedules(ir), args.rounds, args.budget, CLOCKS[args.clock])
     print(table(rows))
     import platform
     print(f"CPU: {platform.processor() or platform.machine()}, Python {platform.python_version()}")

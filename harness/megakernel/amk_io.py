@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from harness.errors import UserError
+from harness.megakernel import fastpath
 from harness.megakernel.amk_ops import TILED
 from harness.megakernel.format import FORMAT
 
@@ -45,6 +46,10 @@ def from_amk(doc: dict) -> dict:
 
 def _tasks_from_amk(tasks: list, buffers: list, carried: dict) -> list:
     """Each task copied, with its regions: carried ones, else those its tile params give."""
+    if not carried:
+        imported = fastpath.tasks_from_amk(tasks, buffers, TILED)
+        if imported is not None:
+            return imported
     shapes = None
     out = []
     for task in tasks:
