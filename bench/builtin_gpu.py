@@ -48,7 +48,7 @@ def measure(path: Path, size: str, variant: str) -> dict:
     from harness.llm.builtin.ir import NoRule
     from harness.llm.builtin.writer import write
     from harness.llm.prompts import strip_metadata
-    from harness.problem import load_module, load_problem
+    from harness.problems.problem import load_module, load_problem
 
     row = {"problem": f"{path.parent.name}/{path.stem}", "verdict": "", "eager_ms": None, "builtin_ms": None,
            "kernels": 0, "detail": ""}

@@ -54,7 +54,7 @@ def check(path: str, timeout: int, variant: str = "default") -> tuple[str, str, 
     from harness.llm.builtin.ir import NoRule
     from harness.llm.builtin.writer import write
     from harness.llm.prompts import strip_metadata
-    from harness.problem import load_problem
+    from harness.problems.problem import load_problem
 
     started = time.time()
     signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("timeout")))

@@ -2,8 +2,8 @@
 
     python bench/cuda_memory_trace.py --problem 'L1/36_*' --problem 'L1/19_*' [--generator reference]
 
-Runs the generator through ``harness.runner.Runner`` with ``CRUCIBLE_CUDA_MEMORY_TRACE`` set (see
-harness/memtrace.py), then prints per problem and phase the judge's largest reserved memory, the
+Runs the generator through ``harness.executors.runner.Runner`` with ``CRUCIBLE_CUDA_MEMORY_TRACE`` set (see
+harness/judge/memtrace.py), then prints per problem and phase the judge's largest reserved memory, the
 largest any other process held (the worker) and the least free memory seen, and each record's
 status. Use it when a full-size problem runs out of memory: the phase and the process that grew say
 where to look.
@@ -35,9 +35,9 @@ def main() -> int:
     trace = Path(tempfile.mkdtemp()) / "trace.ndjson"
     os.environ["CRUCIBLE_CUDA_MEMORY_TRACE"] = str(trace)
 
-    from harness.options import eval_options
-    from harness.runner import Runner
-    from harness.suite import load_selected
+    from harness.judge.eval_setup import eval_options
+    from harness.executors.runner import Runner
+    from harness.problems.suite import load_selected
 
     opts = eval_options(device="cuda", size=args.size, timing_budget_ms=args.timing_budget_ms,
                         compile_baseline=args.compile_baseline)

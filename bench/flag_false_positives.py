@@ -2,7 +2,7 @@
 
 The ``reference`` generator (the problem's own Model) and ``inductor`` (torch.compile of it) are
 honest by construction, so every flag on one of their records is a false positive. This runs each
-through ``harness.runner.Runner`` exactly as ``python -m harness run`` does and prints, per
+through ``harness.executors.runner.Runner`` exactly as ``python -m harness run`` does and prints, per
 generator: records, statuses, flagged records and a histogram of flags.
 
     python bench/flag_false_positives.py                                   # reference: all; inductor: representative
@@ -39,10 +39,10 @@ def parse_args(argv=None):
 
 
 def run_generator(name: str, subset: str, args) -> tuple[list[dict], float, Path]:
-    from harness.options import eval_options
-    from harness.progress import Progress
-    from harness.runner import Runner
-    from harness.suite import load_selected, parse_levels
+    from harness.judge.eval_setup import eval_options
+    from harness.records.progress import Progress
+    from harness.executors.runner import Runner
+    from harness.problems.suite import load_selected, parse_levels
 
     opts = eval_options(device=args.device, timing_budget_ms=args.timing_budget_ms)
     problems = load_selected("small", levels=parse_levels(args.levels), subset=subset)

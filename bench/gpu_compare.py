@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def by_problem(*paths: str) -> dict:
-    from harness.results import load_records
+    from harness.records.results import load_records
 
     return {r["problem_id"]: r for r in load_records(paths)} if paths else {}
 
@@ -28,8 +28,8 @@ def do_bench_eager(problem_id: str, record: dict) -> float:
     import torch
     import triton.testing
 
-    from harness.reference import ReferenceEnv
-    from harness.suite import load_selected
+    from harness.judge.reference import ReferenceEnv
+    from harness.problems.suite import load_selected
 
     level, stem = problem_id.split("/", 1)
     problem = load_selected(record.get("size", "full"), levels=(int(level[1:]),), patterns=[problem_id])[0]
@@ -47,7 +47,7 @@ def fmt(value, pattern="{:.3f}"):
 
 
 def main() -> int:
-    from harness import metrics
+    from harness.records import metrics
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--first", required=True)

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def run_generator(name, problems, opts, out_dir, log):
-    from harness.runner import Runner
+    from harness.executors.runner import Runner
 
     runner = Runner(name, opts, out_dir, suite="kernelbench")
     records = {}
@@ -39,7 +39,7 @@ def do_bench_eager(problem, precision="fp32"):
     import torch
     import triton.testing
 
-    from harness.reference import ReferenceEnv
+    from harness.judge.reference import ReferenceEnv
 
     env = ReferenceEnv(problem, "cuda", precision, secret=1)
     inputs = env.make_inputs(123)
@@ -59,8 +59,8 @@ def main() -> int:
     parser.add_argument("--budget-ms", type=float, default=1000.0)
     parser.add_argument("--problem", action="append", default=None, help="globs, as --problem elsewhere")
     args = parser.parse_args()
-    from harness.options import eval_options
-    from harness.suite import load_selected
+    from harness.judge.eval_setup import eval_options
+    from harness.problems.suite import load_selected
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

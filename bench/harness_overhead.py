@@ -28,13 +28,13 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from harness import checks
-    from harness.evaluate import EvalCache, EvalOptions
+    from harness.judge import checks
+    from harness.judge.evaluate import EvalCache, EvalOptions
     import os
 
-    from harness.judge import WorkerLimits, WorkerSession, drain_spare_workers, settle_spare_workers
-    from harness.problem import load_problem
-    from harness.reference import ReferenceEnv
+    from harness.judge.workers import WorkerLimits, WorkerSession, drain_spare_workers, settle_spare_workers
+    from harness.problems.problem import load_problem
+    from harness.judge.reference import ReferenceEnv
 
     problem = load_problem(ROOT / "tests" / "fixtures" / "problems" / "1_Scale_ReLU.py", size="full", level=1)
     problem.source = problem.source.replace("batch_size = 64", f"batch_size = {max(1, args.elements // 1000)}")

@@ -29,8 +29,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import sizes  # noqa: E402
-from harness.problem import load_module, load_problem  # noqa: E402
+from harness.problems import sizes  # noqa: E402
+from harness.problems.problem import load_module, load_problem  # noqa: E402
 
 LEVEL2 = ROOT / "suites" / "kernelbench" / "level2"
 TOLERANCES = (1e-4, 1e-2)

@@ -30,9 +30,9 @@ def main() -> int:
     args = parse()
     from harness.candidate import Budget
     from harness.compare_cli import format_table, summarize
-    from harness.options import eval_options
-    from harness.runner import Runner
-    from harness.suite import load_selected
+    from harness.judge.eval_setup import eval_options
+    from harness.executors.runner import Runner
+    from harness.problems.suite import load_selected
 
     opts = eval_options(device=args.device, size=args.size, compile_baseline=args.compile_baseline,
                         timing_budget_ms=args.timing_budget_ms)

@@ -2,7 +2,7 @@
 records' ``phases_s``, docs/INTERFACES.md §5) over a run's records, and what of ``elapsed_s`` lies
 outside every session.
 
-    python bench/phase_summary.py --runs results/runs/h200/RUN.jsonl [--since 2026-12-03]
+    python bench/phase_summary.py --runs results/runs/h200/RUN.jsonl [--since 2026-12-03T00:00]
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 from collections import defaultdict
 from statistics import median
 
-from harness.results import load_records
+from harness.records.results import load_records
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     records = [r for r in load_records(args.runs) if r.get("phases_s") and str(r.get("time", "")) >= args.since]
     if not records:
-        print("no record with phases_s (written by Crucible since 2026-12-03)")
+        print("no record with phases_s (older run files have none)")
         return 1
     seconds: dict[tuple[str, str], list[float]] = defaultdict(list)
     for record in records:

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 
 @dataclass
@@ -38,8 +38,17 @@ class Budget:
         if self.max_tokens is not None and usage.total_tokens > self.max_tokens:
             return f"token budget spent: {usage.total_tokens} > {self.max_tokens}"
         if self.max_cost_usd is not None and usage.cost_usd > self.max_cost_usd:
-            return f"cost budget spent: ${usage.cost_usd:.4f} > ${self.max_cost_usd:.4f}"
+            return f"cost budget spent: {_dollars_over(usage.cost_usd, self.max_cost_usd)}"
         return None
+
+
+def _dollars_over(spent: float, limit: float) -> str:
+    """``$spent > $limit`` with as many decimals as it takes for the two to read differently."""
+    for decimals in range(4, 13):
+        left, right = f"{spent:.{decimals}f}", f"{limit:.{decimals}f}"
+        if left != right:
+            break
+    return f"${left} > ${right}"
 
 
 @dataclass
@@ -55,3 +64,4 @@ class GenerationContext:
     log: Callable[[str], None] = print
     run_budget: Budget = field(default_factory=Budget)   # the whole run's limits ...
     run_usage: Usage = field(default_factory=Usage)      # ... and what the run spent before this problem
+    run_ledger: Any = None   # where the run's spending is shared between processes (harness/executors/ledger.py)

@@ -11,40 +11,9 @@ import sys
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.options import DEVICES, ON_OFF_AUTO, PRECISIONS, SIZES, positive_float, positive_int, typed
-from harness.options import choice as _choice
-
-def _typed_choice(name, allowed):
-    return typed(_choice(name, allowed))
-
-
-def _typed_int(name):
-    return typed(positive_int(name))
-
-
-def _typed_float(name):
-    return typed(positive_float(name))
-
+from harness.options import DEFAULT_GENERATOR, EVAL, add_options, run_options
 
 SUMMARY_FIELDS = ("status", "correct", "speedup", "speedup_compile", "sol_fraction", "flags", "reason")
-
-
-def _common_eval_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", type=_typed_choice("--device", DEVICES), default="cpu",
-                        help="where to run: cpu (correctness; CPU timings; Triton through its interpreter) or cuda (default: cpu)")
-    parser.add_argument("--size", type=_typed_choice("--size", SIZES), default="small",
-                        help="problem size: small (declared by the problem, or a best-effort shrink) or full (default: small)")
-    parser.add_argument("--precision", type=_typed_choice("--precision", PRECISIONS), default="fp32",
-                        help="floating precision of inputs and weights (default: fp32; tolerance 1e-4, 1e-2 for fp16/bf16)")
-    parser.add_argument("--trials", type=_typed_int("--trials"), default=5, help="correctness trials, each on fresh inputs (default: 5)")
-    parser.add_argument("--tolerance", type=_typed_float("--tolerance"), default=None, help="atol = rtol override (default: by precision)")
-    parser.add_argument("--no-timing", action="store_true", help="check correctness only")
-    parser.add_argument("--compile-baseline", type=_typed_choice("--compile-baseline", ON_OFF_AUTO), default="auto",
-                        help="also time torch.compile of the reference: on, off, auto = on for cuda only (default: auto)")
-    parser.add_argument("--allow-tf32", action="store_true", help="allow TF32 for fp32 matmuls on both sides (default: off)")
-    parser.add_argument("--timing-budget-ms", type=_typed_float("--timing-budget-ms"), default=None,
-                        help="time budget of each adaptive timing phase (default: 2000 on cuda, 500 on cpu)")
-    parser.add_argument("--runs-dir", default="results/runs", help="where run files are appended (default: results/runs)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,29 +27,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--candidate", required=True, help="the candidate file (ModelNew)")
     ev.add_argument("--json", action="store_true", help="print the verdict as one JSON object on the last line")
     ev.add_argument("--no-record", action="store_true", help="do not append the record to a run file")
-    _common_eval_arguments(ev)
+    add_options(ev.add_argument, EVAL)
     _add_run_parser(sub)
     _add_plugin_parsers(sub)
     return parser
 
 
 def _add_run_parser(sub) -> None:
-    from harness.llm_options import add_llm_arguments
-
     run = sub.add_parser("run", help="run a generator over the KernelBench suite (like the pytest suite, without pytest)")
-    run.add_argument("--generator", default="reference", help="generator name (default: reference)")
-    run.add_argument("--level", default="1,2,3", help="levels, e.g. 1,2 (default: 1,2,3)")
-    run.add_argument("--problem", action="append", default=None, help="glob over problem names or ids, e.g. 'L2/23_*' (repeatable)")
-    run.add_argument("--subset", default="all", help="all, representative (upstream's subset) or starter (default: all)")
-    run.add_argument("--kernelbench-root", default=None, help="an upstream KernelBench checkout to load problems from")
-    run.add_argument("--resume", action="store_true", help="append to the newest matching run file, skipping recorded problems")
-    add_llm_arguments(run)
-    _common_eval_arguments(run)
+    add_options(run.add_argument, run_options())
 
 
 def _add_plugin_parsers(sub) -> None:
     """Subcommands contributed by the suites (megakernel schedules, the exploit corpus, comparisons)."""
-    for module_name in ("harness.megakernel.cli", "harness.exploits_cli", "harness.compare_cli"):
+    for module_name in ("harness.megakernel.cli", "harness.exploits_cli", "harness.compare_cli", "harness.records.publish"):
         try:
             module = __import__(module_name, fromlist=["add_parser"])
         except ModuleNotFoundError as error:
@@ -91,7 +51,11 @@ def _add_plugin_parsers(sub) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except UserError as error:  # a generator's file that does not import, or two that clash
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     try:
         if args.command == "eval":
@@ -105,20 +69,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _options(args):
-    from harness.options import eval_options
+    from harness.judge.eval_setup import eval_options_from
 
-    return eval_options(device=args.device, precision=args.precision, size=args.size, timing=not args.no_timing,
-                        trials=args.trials, tolerance=args.tolerance, allow_tf32=args.allow_tf32,
-                        compile_baseline=args.compile_baseline, timing_budget_ms=args.timing_budget_ms)
+    return eval_options_from(lambda dest: getattr(args, dest))
 
 
 def _eval(args) -> int:
-    from harness.evaluate import EvalCache, evaluate
-    from harness.problem import load_problem
+    from harness.judge.evaluate import EvalCache, evaluate
+    from harness.problems.problem import load_problem
 
     candidate = Path(args.candidate)
-    if not candidate.is_file():
-        raise UserError(f"--candidate {candidate}: no such file")
+    missing = [f"{flag} {path}" for flag, path in (("--reference", args.reference), ("--candidate", candidate))
+               if not Path(path).is_file()]
+    if missing:
+        raise UserError(f"no such file: {'; '.join(missing)}. Give the path of an existing file to each.")
     opts = _options(args)
     problem = load_problem(args.reference, size=args.size)
     record = evaluate(problem, candidate.read_text(), opts, EvalCache(), identity={"generator": "file", "attempt": 0})
@@ -130,8 +94,8 @@ def _eval(args) -> int:
 
 
 def _append_eval_record(args, opts, record: dict) -> None:
-    from harness.device import provenance
-    from harness.results import RunWriter, new_run_id, run_file_name
+    from harness.judge.device import provenance
+    from harness.records.results import RunWriter, new_run_id, run_file_name
 
     run_id = new_run_id()
     header = {"run_id": run_id, "provenance": provenance(opts.device),
@@ -160,28 +124,31 @@ def _print_verdict(record: dict, as_json: bool) -> None:
 
 
 def _run(args) -> int:
-    from harness.llm_options import generator_options_from_args, budgets_from_args
-    from harness.progress import Progress
-    from harness.runner import Runner
-    from harness.suite import load_selected, parse_levels
+    from harness.llm_options import budgets_from_args
+    from harness.options import generator_kwargs
+    from harness.registry import check_applies
+    from harness.executors.options import run_sweep
+    from harness.records.progress import Progress
+    from harness.executors.runner import Runner
+    from harness.problems.suite import load_selected, parse_levels
 
     opts = _options(args)
     problems = load_selected(args.size, levels=parse_levels(args.level), patterns=args.problem,
                              subset=args.subset, kernelbench_root=args.kernelbench_root)
     if not problems:
         raise UserError("no problem matches the selection (--level / --problem / --subset)")
+    if args.executor == "ray":
+        from harness.executors import import_ray
+
+        import_ray()  # says how to install it before anything is written
     budget, run_budget = budgets_from_args(args)
-    runner = Runner(args.generator, opts, args.runs_dir, generator_options=generator_options_from_args(args),
-                    resume=args.resume, budget=budget, run_budget=run_budget)
+    generator = args.generator or DEFAULT_GENERATOR
+    check_applies(generator, "kernelbench")
+    runner = Runner(generator, opts, args.runs_dir, generator_options=generator_kwargs(generator, lambda d: getattr(args, d)),
+                    resume=args.resume, budget=budget, run_budget=run_budget,
+                    extra_config={"executor": "ray"} if args.executor == "ray" else None)
     progress = Progress(len(problems))
-    records = []
-    for problem in problems:
-        if runner.already_done(problem):
-            progress.skip(problem.id)
-            continue
-        new = runner.run_problem(problem)
-        records += new
-        progress.done(problem.id, new)
+    records = run_sweep(args.executor, runner, problems, progress, ray_address=args.ray_address)
     progress.summary(records, runner.path)
     return 0
 

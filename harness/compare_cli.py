@@ -1,10 +1,10 @@
 """``python -m harness compare``: several generators on the same problems at an equal token budget.
 
-Every generator runs through ``harness.runner.Runner`` (its own run file under ``--runs-dir``) with
+Every generator runs through ``harness.executors.runner.Runner`` (its own run file under ``--runs-dir``) with
 the same per-problem token budget and the same LLM provider, and the closing table gives, per level
 and generator: correctness (unflagged correct over all selected problems), the geometric-mean
 speedup where speed was measured, mean tokens per problem and tokens per correct kernel (the
-metrics of ``harness.metrics``, as on the leaderboard), and wall time.
+metrics of ``harness.records.metrics``, as on the leaderboard), and wall time.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from typing import Any
 
 from harness.errors import UserError
 
-# LLM options handed to every generator that takes them (all but the non-LLM baselines).
+# LLM options handed to every generator that declares them (all but the non-LLM baselines).
 LLM_FLAGS = (("--provider", "provider"), ("--llm-model", "llm_model"), ("--llm-base-url", "llm_base_url"),
              ("--backend", "backend"), ("--cassette", "cassette"))
-NON_LLM_GENERATORS = {"reference", "inductor"}
 
 
 def add_parser(subparsers: Any) -> None:
-    from harness.cli import _common_eval_arguments
+    from harness.options import EVAL, add_options
 
     parser = subparsers.add_parser(
         "compare", help="compare generators (e.g. mkevolve, direct, kforge) at an equal per-problem token budget",
@@ -44,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--json", dest="json_path", default=None, help="also write the summary as JSON to this file")
     for flag, dest in LLM_FLAGS:
         parser.add_argument(flag, dest=dest, default=None, help=f"LLM option for every LLM generator ({dest})")
-    _common_eval_arguments(parser)
+    add_options(parser.add_argument, EVAL)
     parser.set_defaults(run=run)
 
 
@@ -61,14 +60,14 @@ def _positive_int(text: str) -> int:
 
 
 def run(args: Any) -> int:
-    from harness.cli import _options
-    from harness.suite import load_selected, parse_levels
+    from harness.judge.eval_setup import eval_options_from
+    from harness.problems.suite import load_selected, parse_levels
 
     generators = [name.strip() for name in args.generators.split(",") if name.strip()]
     if not generators:
         raise UserError("--generators is empty; name at least one generator, e.g. --generators mkevolve,direct")
     settings = parse_settings(args.settings, generators)
-    opts = _options(args)
+    opts = eval_options_from(lambda dest: getattr(args, dest))
     problems = load_selected(args.size, levels=parse_levels(args.level), patterns=args.problem, subset=args.subset,
                              kernelbench_root=args.kernelbench_root)
     if not problems:
@@ -104,10 +103,12 @@ def parse_settings(items: list[str], generators: list[str]) -> dict[str, dict]:
 
 def run_generator(name: str, problems: list, opts: Any, args: Any, options: dict) -> dict:
     from harness.candidate import Budget
-    from harness.runner import Runner
+    from harness.registry import lookup
+    from harness.executors.runner import Runner
 
-    if name not in NON_LLM_GENERATORS:
-        options = {**{dest: getattr(args, dest) for _, dest in LLM_FLAGS if getattr(args, dest, None)}, **options}
+    takes = {option.dest for option in getattr(lookup("generator", name), "options", ())}
+    options = {**{dest: getattr(args, dest) for _, dest in LLM_FLAGS if dest in takes and getattr(args, dest, None)},
+               **options}
     runner = Runner(name, opts, args.runs_dir, generator_options=options, budget=Budget(max_tokens=args.token_budget),
                     log=lambda line: print(line, file=sys.stderr),
                     extra_config={"compare": {"token_budget": args.token_budget}})
@@ -128,7 +129,7 @@ def run_generator(name: str, problems: list, opts: Any, args: Any, options: dict
 
 def summarize(results: dict[str, dict], problems: list) -> dict:
     """Per level, per generator: the headline metrics over all selected problems of that level."""
-    from harness.metrics import level_summary
+    from harness.records.metrics import level_summary
 
     levels = sorted({p.level for p in problems})
     # Problems the suite excludes (EXCLUDE) are run and recorded but never scored, as on the leaderboard.
@@ -161,7 +162,7 @@ def format_table(summary: dict, context: str) -> list[str]:
             rate = row["correctness_rate"] or 0.0
             speed = (f"{row['geomean_speedup']:.3f} ({row['speed_measured']})" if row["geomean_speedup"]
                      else "not measured")
-            lines.append(f"{name:<12} {row['correct']:>4}/{row['problems']:<3} {100 * rate:>3.0f}% {speed:>18} "
+            lines.append(f"{name:<12} {row['correct']:>4g}/{row['problems']:<3} {100 * rate:>3.0f}% {speed:>18} "
                          f"{_number(row['tokens_per_problem']):>15} {_number(row['tokens_per_correct']):>15} "
                          f"{row['wall_s']:>7.0f}s")
     lines += ["", "run files: " + ", ".join(sorted({r['run_file'] for rows in summary.values() for r in rows.values()}))]

@@ -1,6 +1,6 @@
 """Crucible's pytest plugin: ``pytest suites/ --generator NAME [--level ...] [--device cuda] ...``.
 
-Hooks and fixtures only; the work is in harness.runner. One test per problem, with ids like
+Hooks and fixtures only; the work is in harness.executors.runner. One test per problem, with ids like
 ``L2/23_Conv3d_GroupNorm_Mean``; a test passes when the generator's best candidate is correct.
 Under pytest-xdist every worker appends to the same run file, and on CUDA each worker takes its
 own GPU (workers beyond the GPU count queue on a per-GPU lock, so no two timings share a GPU).
@@ -25,6 +25,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
     config.addinivalue_line("markers", "bench: prints performance figures; run with -m bench")
     if not hasattr(config, "workerinput"):
+        support.check_executor(config)
         config.stash[support.RUN_ID] = support.new_run_id()
 
 
@@ -35,6 +36,11 @@ def pytest_configure_node(node):
 
 def pytest_generate_tests(metafunc):
     if "kernelbench_case" in metafunc.fixturenames:
+        reason = support.skip_reason(metafunc.config, "kernelbench")
+        if reason:
+            metafunc.parametrize("kernelbench_case", [pytest.param(None, marks=pytest.mark.skip(reason=reason))],
+                                 ids=["not-for-this-generator"])
+            return
         cases = support.selected_cases(metafunc.config)
         metafunc.parametrize("kernelbench_case", cases, ids=[case.id for case in cases])
 
@@ -48,10 +54,25 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """An endpoint that cannot serve the run (key refused, model missing, server unreachable) ends
+    the session with the fix, rather than failing every remaining problem the same way."""
+    from harness.llm.base import EndpointUnusable
+
+    try:
+        return (yield)
+    except EndpointUnusable as error:
+        pytest.exit(f"crucible: {error}", returncode=pytest.ExitCode.INTERRUPTED)  # keeps the summaries
+
+
 @pytest.fixture(scope="session")
 def crucible_runner(request):
     """The session's Runner: generator, evaluation options, run file."""
-    return support.make_runner(request.config)
+    runner = support.make_runner(request.config)
+    if hasattr(runner, "close"):  # --executor ray: tasks still under way end with the session
+        request.addfinalizer(runner.close)
+    return runner
 
 
 @pytest.fixture

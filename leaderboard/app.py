@@ -1,8 +1,10 @@
 """Crucible leaderboard: ``streamlit run leaderboard/app.py [-- --results DIR]``.
 
-Rankings per suite, level, hardware and precision from the run files under ``results/``; only
-unflagged, own (not imported) results are ranked; flagged and imported results are shown beside.
-The results folder comes from ``--results``, else ``$CRUCIBLE_RESULTS``, else ``results``.
+Boards per suite, level, device, precision, size and timer from the run files under ``results/``,
+scored by ``harness.records.metrics`` (the same definitions as the figures and ``load_runs`` users): only
+unflagged, own (not imported) results of contestants are ranked; baselines are reference rows;
+flagged and imported results are shown beside. The results folder comes from ``--results``, else
+``$CRUCIBLE_RESULTS``, else ``results``.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ if __package__ in (None, ""):  # run as a script by streamlit: make the reposito
 import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
+from harness.records import metrics  # noqa: E402
 from harness.errors import UserError  # noqa: E402
-from leaderboard import charts, data, display, tables  # noqa: E402
+from leaderboard import charts, data, display, interactive, tables, views  # noqa: E402
 
 BASELINES = {"eager": "PyTorch eager", "compile": "torch.compile", "best": "the faster of eager and torch.compile"}
-TIMING_FIELDS = ("candidate_ms", "candidate_ms_iqr", "candidate_ms_ci", "candidate_n", "eager_ms", "compile_ms",
-                 "sol_ms", "sol_fraction", "flops", "bytes", "elapsed_s")
-TABS = ("Rankings", "Problems", "Charts", "Flagged", "Megakernel")
-BIND = "query-params"  # every view has a URL: links can be shared, and screenshots taken per tab
+RUNS = {"latest": "latest run per problem", "separate": "each run separately"}
+ATTEMPTS = {"mean": "share of attempts (pass@1)", "best": "best of k attempts (pass@k)"}
+TABS = ("Rankings", "Problems", "Runs", "Charts", "Flagged", "Megakernel")
+FILTERS = (("suite", "Suite"), ("level", "Level"), ("hardware", "Device"), ("precision", "Precision"),
+           ("size", "Size"), ("generator", "Generator"))
+BIND = views.BIND  # every view has a URL: links can be shared, and screenshots taken per tab
 
 
 def results_path() -> str:
@@ -45,144 +50,146 @@ def files_stamp(results: str) -> tuple:
     return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.rglob("*.jsonl")))
 
 
-@st.cache_data(show_spinner="Reading run files ...", max_entries=4)
-def load(results: str, stamp: tuple) -> tuple[data.LoadResult, float]:
+# cache_resource, not cache_data: the frame is shared read-only, never copied per rerun.
+@st.cache_resource(show_spinner="Reading run files ...", max_entries=2)
+def load(results: str, stamp: tuple) -> tuple[data.LoadResult, float, dict]:
     started = time.perf_counter()
     loaded = data.load_frame(results)
-    return loaded, time.perf_counter() - started
+    return loaded, time.perf_counter() - started, tables.level_sizes(loaded.frame)
 
 
-@st.cache_data(max_entries=32)
-def board(results: str, stamp: tuple, selection: tuple, baseline: str, with_ci: bool):
-    frame = apply_filters(load(results, stamp)[0].frame, dict(selection))
-    sizes = tables.level_sizes(load(results, stamp)[0].frame)
-    return tables.leaderboard(frame, baseline, with_ci, sizes), tables.imported_board(frame, baseline, sizes)
+@st.cache_resource(max_entries=2)
+def choices(results: str, stamp: tuple) -> dict:
+    frame = load(results, stamp)[0].frame
+    return {column: views.options(frame, column) for column, _ in FILTERS}
+
+
+@st.cache_resource(max_entries=16)
+def filtered(results: str, stamp: tuple, selection: tuple) -> pd.DataFrame:
+    return apply_filters(load(results, stamp)[0].frame, dict(selection))
+
+
+@st.cache_resource(max_entries=32)
+def board(results: str, stamp: tuple, selection: tuple, baseline: str, runs: str, attempts: str, with_ci: bool):
+    frame, sizes = filtered(results, stamp, selection), load(results, stamp)[2]
+    ranked = tables.leaderboard(frame, baseline, with_ci, sizes, runs, attempts)
+    return ranked, tables.imported_board(frame, baseline, sizes)
+
+
+@st.cache_resource(max_entries=16)
+def board_names(results: str, stamp: tuple, selection: tuple) -> dict[str, object]:
+    """Board title -> the row positions of its own (not imported) records in the filtered frame."""
+    frame = filtered(results, stamp, selection)
+    own = frame[~frame["imported"] & frame["level"].notna()]
+    groups = own.groupby(metrics.group_codes(own, tables.BOARD_KEYS), sort=False).indices
+    titles = {display.board_title(*(own[k].iat[rows[0]] for k in tables.BOARD_KEYS)): own.index[rows]
+              for rows in groups.values()}
+    return dict(sorted(titles.items(), key=lambda item: (-len(item[1]), item[0])))  # the largest board first
+
+
+@st.cache_resource(max_entries=32)
+def board_frame(results: str, stamp: tuple, selection: tuple, title: str) -> pd.DataFrame:
+    return filtered(results, stamp, selection).loc[board_names(results, stamp, selection)[title]]
+
+
+@st.cache_resource(max_entries=32)
+def grid(results: str, stamp: tuple, selection: tuple, title: str, baseline: str, runs: str, attempts: str):
+    return tables.problem_grid(board_frame(results, stamp, selection, title), baseline, runs, attempts)
+
+
+@st.cache_resource(max_entries=32)
+def chart_data(results: str, stamp: tuple, selection: tuple, title: str, baseline: str, runs: str):
+    frame, sizes = board_frame(results, stamp, selection, title), load(results, stamp)[2]
+    return tables.fast_p_curves(frame, baseline, sizes=sizes, runs=runs), tables.best_speedups(frame, baseline, runs)
+
+
+def pick_board(results: str, stamp: tuple, selection: tuple) -> str | None:
+    """One board at a time for the heatmap and the charts: devices never share a chart."""
+    names = list(board_names(results, stamp, selection))
+    if not names:
+        st.info("No ranked records match the filters.")
+        return None
+    return st.selectbox("Board", names, key="board", bind=BIND)
 
 
 def apply_filters(frame: pd.DataFrame, selection: dict) -> pd.DataFrame:
     mask = pd.Series(True, index=frame.index)
     for column, chosen in selection.items():
         if chosen:
-            mask &= frame[column].astype(object).isin(list(chosen))
+            mask &= frame[column].astype(object).astype(str).isin([str(c) for c in chosen])
     return frame[mask]
 
 
-def options(frame: pd.DataFrame, column: str) -> list:
-    return sorted(frame[column].dropna().unique().tolist(), key=str)
+def choice(label: str, choices: dict, key: str) -> str:
+    """A radio bound to the URL; a URL value it does not know is reported, not silently replaced."""
+    asked = st.query_params.get(key)
+    if asked is not None and asked not in choices:
+        st.sidebar.warning(f"`?{key}={asked}` is not one of {', '.join(choices)}; showing {next(iter(choices))}.")
+        del st.query_params[key]
+    # The URL holds the option as the radio shows it, so the options are the short names and the
+    # descriptions go to captions: with a format_func, ?baseline=compile would not match an option.
+    return st.sidebar.radio(label, list(choices), captions=list(choices.values()), key=key, bind=BIND)
 
 
-def sidebar(frame: pd.DataFrame) -> tuple[dict, str, bool]:
+def sidebar(options: dict) -> tuple[dict, dict]:
     st.sidebar.header("Filters")
     selection = {}
-    for column, label in (("suite", "Suite"), ("level", "Level"), ("hardware", "Hardware"),
-                          ("precision", "Precision"), ("generator", "Generator")):
-        selection[column] = tuple(st.sidebar.multiselect(label, options(frame, column), key=column, bind=BIND))
-    baseline = st.sidebar.radio("Speedup against", list(BASELINES), format_func=BASELINES.get, key="baseline",
-                                bind=BIND)
-    with_ci = st.sidebar.checkbox("Bootstrap 95% intervals", value=True, key="intervals", bind=BIND)
-    return selection, baseline, with_ci
+    for column, label in FILTERS:
+        selection[column] = tuple(st.sidebar.multiselect(label, options[column], key=column, bind=BIND))
+    settings = {"baseline": choice("Speedup against", BASELINES, "baseline"),
+                "runs": choice("Repeated runs", RUNS, "runs"),
+                "attempts": choice("Several attempts per problem", ATTEMPTS, "attempts"),
+                "with_ci": st.sidebar.checkbox("Bootstrap 95% intervals", value=False, key="intervals", bind=BIND)}
+    return selection, settings
 
 
-def rankings_tab(ranked: pd.DataFrame, imported: pd.DataFrame, baseline: str) -> None:
-    st.caption(f"Ranked: unflagged Crucible results. fast_1 = share of the whole level correct and faster "
-               f"than {BASELINES[baseline]} (strict); geomean over correct problems; best of k attempts; "
-               f"— where not measured (CPU runs time nothing: Triton kernels run in its interpreter there).")
+def rankings_tab(ranked: pd.DataFrame, imported: pd.DataFrame, settings: dict) -> None:
+    st.caption(f"fast_1 = share of the level's problems correct with a speedup interval wholly above 1 against "
+               f"{BASELINES[settings['baseline']]} (a point speedup of 1.001x is no win); geomean over correct "
+               f"problems; {ATTEMPTS[settings['attempts']]}; {RUNS[settings['runs']]}. Excluded problems are not "
+               f"scored; reference rows (baselines) are not ranked; — where not measured (CPU runs time nothing).")
     if ranked.empty:
         st.info("No ranked results match the filters.")
-    for key, group in ranked.groupby(list(tables.BOARD_KEYS), dropna=False, sort=True):
-        st.subheader(display.board_title(*key))
+    for _, group in ranked.groupby([metrics._key(ranked[k]) for k in tables.BOARD_KEYS], sort=True):
+        first = group.iloc[0]
+        st.subheader(display.board_title(*(first[k] for k in tables.BOARD_KEYS)))
+        if (group["rank_basis"] == "correctness").any():
+            st.caption("Ranked by correctness: not every entry's speed was measured on this board.")
         st.table(display.ranking_display(group), hide_index=True)
     if not imported.empty:
         st.subheader("Imported results (published elsewhere, not ranked)")
-        for key, group in imported.groupby(list(tables.BOARD_KEYS), dropna=False, sort=True):
-            st.markdown(f"**{display.board_title(*key)}**")
+        st.caption("Upstream files carry no timing intervals: their fast_1 uses point speedups.")
+        for _, group in imported.groupby([metrics._key(imported[k]) for k in tables.BOARD_KEYS], sort=True):
+            first = group.iloc[0]
+            st.markdown(f"**{display.board_title(*(first[k] for k in tables.BOARD_KEYS))}**")
             st.table(display.ranking_display(group, ranked=False), hide_index=True)
 
 
-def problems_tab(frame: pd.DataFrame) -> None:
-    if frame.empty:
-        st.info("No records match the filters.")
+def charts_tab(results: str, stamp: tuple, selection: tuple, settings: dict) -> None:
+    """Interactive charts of one board: hover a line or mark for its numbers."""
+    title = pick_board(results, stamp, selection)
+    if title is None:
         return
-    problem = st.selectbox("Problem", options(frame, "problem_id"), key="problem", bind=BIND)
-    attempts = tables.problem_rows(frame[frame["problem_id"] == problem])
-    shown = attempts.drop(columns=["run_file", "line_index"])
-    st.dataframe(shown, hide_index=True, width="stretch")
-    labels = [f"{row.generator} / {display.DASH if display.missing(row.model) else row.model} · attempt "
-              f"{row.attempt} · {row.status}" for row in attempts.itertuples()]
-    chosen = st.selectbox("Attempt", range(len(labels)), format_func=labels.__getitem__, key="attempt")
-    row = attempts.iloc[chosen]
-    show_record(data.full_record(row["run_file"], int(row["line_index"]), row["problem_id"]))
-
-
-def show_record(record: dict) -> None:
-    verdict = "correct" if record.get("correct") else record.get("status", "?")
-    columns = st.columns(4)
-    columns[0].metric("Verdict", verdict)
-    columns[1].metric("Candidate (median ms)", display.count(None) if record.get("candidate_ms") is None
-                      else f"{record['candidate_ms']:.4g}")
-    columns[2].metric("Speedup vs eager", display.times(record.get("speedup")))
-    columns[3].metric("Speedup vs compile", display.times(record.get("speedup_compile")))
-    if record.get("flags"):
-        st.error("Flags (never ranked): " + ", ".join(record["flags"]))
-    if record.get("reason"):
-        st.warning(record["reason"])
-    for remark in record.get("remarks") or []:
-        st.caption(remark)
-    timings = {k: record.get(k) for k in TIMING_FIELDS if record.get(k) is not None}
-    if timings:
-        st.table(pd.DataFrame({"value": [str(v) for v in timings.values()]}, index=list(timings)))
-    missing = "(the run's details file is missing: source and transcript were not copied along)"
-    st.code(record.get("candidate_source") or (missing if record.get("details_missing") else "(no source recorded)"),
-            language="python")
-    for step in record.get("transcript") or []:
-        title = f"step {step.get('step', '?')}: {step.get('verdict', step.get('role', ''))}" if isinstance(step, dict) else "step"
-        with st.expander(title):
-            st.json(step)
-    with st.expander("Provenance, usage and checks"):
-        st.json({k: record.get(k) for k in ("provenance", "usage", "checks", "run_id", "candidate_sha")})
-
-
-CHARTS = ("fast_p", "speedup_distribution", "cost_speedup")
-
-
-@st.cache_data(max_entries=64, show_spinner="Drawing ...")
-def chart_png(kind: str, results: str, stamp: tuple, selection: tuple, baseline: str) -> bytes | str:
-    """A chart as PNG bytes, or the reason it cannot be drawn; cached, as drawing is the slow part."""
-    full = load(results, stamp)[0].frame
-    own = apply_filters(full, dict(selection))
-    own = own[~own["imported"]]
-    sizes = tables.level_sizes(full)
-    builders = {
-        "fast_p": lambda: charts.fast_p_chart(tables.fast_p_curves(own, baseline, sizes=sizes),
-                                              f"fast_p against p (speedup against {BASELINES[baseline]})"),
-        "speedup_distribution": lambda: charts.speedup_distribution_chart(tables.best_speedups(own, baseline),
-                                                                          BASELINES[baseline]),
-        "cost_speedup": lambda: charts.cost_speedup_chart(
-            tables.cost_speedup_points(board(results, stamp, selection, baseline, False)[0])),
-    }
-    try:
-        return charts.png_bytes(builders[kind]())
-    except charts.NoData as reason:
-        return str(reason)
-
-
-def show_chart(png_or_reason: bytes | str) -> None:
-    if isinstance(png_or_reason, bytes):
-        st.image(png_or_reason)
-    else:
-        st.info(f"Chart skipped: {png_or_reason}.")
-
-
-def charts_tab(results: str, stamp: tuple, selection: tuple, baseline: str) -> None:
-    for kind in CHARTS:
-        show_chart(chart_png(kind, results, stamp, selection, baseline))
-
-
-def draw(build) -> None:
-    try:
-        show_chart(charts.png_bytes(build()))
-    except charts.NoData as reason:
-        show_chart(str(reason))
+    baseline, against = settings["baseline"], BASELINES[settings["baseline"]]
+    curves, speedups = chart_data(results, stamp, selection, title, baseline, settings["runs"])
+    shown = 0
+    if curves["fast_p"].notna().any() and (curves["fast_p"].fillna(0) > 0).any():
+        st.altair_chart(interactive.fast_p_lines(curves, f"fast_p · {title} · against {against}"))
+        shown += 1
+    if not speedups.empty:
+        st.altair_chart(interactive.speedup_strip(speedups, f"Speedups · {title} · against {against}"))
+        shown += 1
+    ranked = board(results, stamp, selection, baseline, settings["runs"], settings["attempts"], False)[0]
+    same = pd.Series([display.board_title(*(r[k] for k in tables.BOARD_KEYS)) == title
+                      for r in ranked.to_dict("records")], index=ranked.index, dtype=bool)
+    mine = ranked[(ranked["role"] == "ranked") & same]
+    points = tables.cost_speedup_points(mine)
+    points = points[points["cost_per_problem"] > 0] if not points.empty else points
+    if not points.empty:
+        st.altair_chart(interactive.cost_scatter(points, f"Cost against speedup · {title} · against {against}"))
+        shown += 1
+    if not shown:
+        st.info("No chart to draw: no correct kernel has a measured speedup on this board.")
 
 
 def flagged_tab(frame: pd.DataFrame) -> None:
@@ -192,6 +199,13 @@ def flagged_tab(frame: pd.DataFrame) -> None:
         st.info("No flagged results match the filters.")
         return
     st.dataframe(flagged.drop(columns=["run_file", "line_index"]), hide_index=True, width="stretch")
+
+
+def draw(build) -> None:
+    try:
+        st.image(charts.png_bytes(build()))
+    except charts.NoData as reason:
+        st.info(f"Chart skipped: {reason}.")
 
 
 def megakernel_tab(summary: dict | None) -> None:
@@ -215,36 +229,48 @@ def megakernel_tab(summary: dict | None) -> None:
 
 
 def main() -> None:
+    started = time.perf_counter()
     st.set_page_config(page_title="Crucible leaderboard", layout="wide")
     st.title("Crucible leaderboard")
     results = results_path()
     stamp = files_stamp(results)
     try:
-        loaded, seconds = load(results, stamp)
+        loaded, seconds, _ = load(results, stamp)
     except UserError as error:
         st.error(str(error))
         return
     frame = loaded.frame
-    for warning in loaded.warnings:
-        st.warning(warning)
+    if loaded.warnings:
+        with st.expander(f"{len(loaded.warnings)} unreadable lines or files (skipped; every other record kept)"):
+            for warning in loaded.warnings:
+                st.warning(warning)
     st.caption(f"{len(frame):,} records from {loaded.files} run files in `{results}` (read in {seconds:.2f} s).")
-    selection, baseline, with_ci = sidebar(frame)
-    filtered = apply_filters(frame, selection)
+    selection, settings = sidebar(choices(results, stamp))
+    key = tuple(selection.items())
     tabs = dict(zip(TABS, st.tabs(list(TABS), key="tab", bind=BIND)))
+    modes = (settings["baseline"], settings["runs"], settings["attempts"])
     with tabs["Rankings"]:
         if tabs["Rankings"].open:  # only the open tab is computed
-            rankings_tab(*board(results, stamp, tuple(selection.items()), baseline, with_ci), baseline)
+            rankings_tab(*board(results, stamp, key, *modes, settings["with_ci"]), settings)
     with tabs["Problems"]:
         if tabs["Problems"].open:
-            problems_tab(filtered)
+            title = pick_board(results, stamp, key)
+            if title is not None:
+                views.problems_tab(board_frame(results, stamp, key, title), grid(results, stamp, key, title, *modes))
+    with tabs["Runs"]:
+        if tabs["Runs"].open:
+            views.runs_tab(filtered(results, stamp, key))
     with tabs["Charts"]:
         if tabs["Charts"].open:
-            charts_tab(results, stamp, tuple(selection.items()), baseline)
+            charts_tab(results, stamp, key, settings)
     with tabs["Flagged"]:
         if tabs["Flagged"].open:
-            flagged_tab(filtered)
+            flagged_tab(filtered(results, stamp, key))
     with tabs["Megakernel"]:
         if tabs["Megakernel"].open:
             megakernel_tab(data.load_megakernel_summary(results))
+    runs = st.session_state["page_runs"] = st.session_state.get("page_runs", 0) + 1
+    st.caption(f"Page computed in {time.perf_counter() - started:.2f} s (run {runs}).")
+
 
 main()

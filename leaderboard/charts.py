@@ -22,7 +22,7 @@ STYLE = {
     "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "crucible",
     "pdf.compression": 6, "path.simplify": False,
 }
-PALETTE = plt.get_cmap("tab10").colors
+PALETTE = plt.get_cmap("tab20").colors  # 20 distinct colours: a figure rarely has more series
 
 
 def png_bytes(figure) -> bytes:
@@ -95,7 +95,8 @@ def fast_p_chart(curves: pd.DataFrame, title: str = "fast_p against speedup thre
     return _finish(figure, title)
 
 
-def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "the faster of eager and torch.compile"):
+def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "the faster of eager and torch.compile",
+                               title: str | None = None):
     """Per level, the spread of best correct speedups per entry (log scale), 1x marked."""
     if speedups.empty:
         raise NoData("no correct kernel with a measured speedup")
@@ -109,12 +110,12 @@ def speedup_distribution_chart(speedups: pd.DataFrame, baseline_name: str = "the
         axis.boxplot(data, showfliers=False, widths=0.5)
         for position, values in enumerate(data, 1):
             jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
-            axis.scatter(position + np.asarray(jitter), values, s=8, alpha=0.6, color=PALETTE[0])
+            axis.scatter(position + np.asarray(jitter), values, s=8, alpha=0.6, color=PALETTE[0], rasterized=True)
         _log_speedup_axis(axis, [float(v) for values in data for v in values])
         axis.axhline(1.0, color="firebrick", linewidth=0.9, linestyle="--")
         axis.set_xticks(range(1, len(labels) + 1), labels, rotation=30, ha="right", fontsize=7)
         axis.set(title=f"Level {level}", ylabel="speedup (log)")
-    return _finish(figure, f"Speedup of correct kernels against {baseline_name}")
+    return _finish(figure, title or f"Speedup of correct kernels against {baseline_name}")
 
 
 NICE_SPEEDUPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1, 1.1, 1.25, 1.5, 2, 3, 4, 5, 10, 20, 50, 100, 200, 500)
@@ -135,27 +136,31 @@ def _log_speedup_axis(axis, values) -> None:
     axis.yaxis.set_minor_locator(NullLocator())
 
 
-def refinement_chart(steps: pd.DataFrame):
+def refinement_chart(steps: pd.DataFrame, title: str = "Correctness and speedup against refinement step"):
     """Correctness and geomean best-so-far speedup against refinement step (``tables.refinement_steps``)."""
     if steps.empty:
         raise NoData("no record carries a refinement transcript with numbered steps")
     steps = _labelled(steps)
     steps["series"] = [f"{label} (L{level})" for label, level in zip(steps["label"], steps["level"])]
     palette = colours(steps["series"])
-    figure, (left, right) = _panels(2)
+    timed = steps["geomean_speedup"].notna().any()  # CPU runs time nothing: no empty speed panel
+    figure, axes = _panels(2 if timed else 1)
+    left = axes[0]
     for series, line in steps.groupby("series", sort=True):
         left.plot(line["step"], line["correctness"], marker="o", markersize=3, label=series, color=palette[series])
-        right.plot(line["step"], line["geomean_speedup"], marker="o", markersize=3, color=palette[series])
+        if timed:
+            axes[1].plot(line["step"], line["geomean_speedup"], marker="o", markersize=3, color=palette[series])
     left.set(xlabel="refinement step", ylabel="correct so far (share of problems)", ylim=(0, 1.02))
-    right.set(xlabel="refinement step", ylabel="geomean best speedup so far")
-    right.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
-    for axis in (left, right):
+    if timed:
+        axes[1].set(xlabel="refinement step", ylabel="geomean best speedup so far")
+        axes[1].axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    for axis in axes:
         axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.legend(fontsize=7)
-    return _finish(figure, "Correctness and speedup against refinement step")
+    return _finish(figure, title)
 
 
-def tokens_correctness_chart(points: pd.DataFrame):
+def tokens_correctness_chart(points: pd.DataFrame, title: str = "Tokens against correctness per generator"):
     """Tokens per problem (log) against correctness; multi-sample generators as a curve over k."""
     points = points.dropna(subset=["tokens_per_problem"]) if not points.empty else points
     points = points[points["tokens_per_problem"] > 0] if not points.empty else points
@@ -177,14 +182,16 @@ def tokens_correctness_chart(points: pd.DataFrame):
     axis.xaxis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if str(value)[0] in "25" else ""))
     axis.set(xlabel="tokens per problem (log)", ylabel="correctness (share of problems)", ylim=(0, 1.02))
     axis.legend(fontsize=7)
-    return _finish(figure, "Tokens against correctness per generator")
+    return _finish(figure, title)
 
 
-def cost_speedup_chart(points: pd.DataFrame):
+def cost_speedup_chart(points: pd.DataFrame, title: str = "Cost against speedup"):
     """Per level, dollars per problem against geomean speedup with the Pareto front (cheaper and
     faster) drawn as a staircase (``tables.cost_speedup_points``)."""
     if points.empty:
         raise NoData("no entry has both a dollar cost and a measured speedup")
+    if not (points["cost_per_problem"] > 0).any():
+        raise NoData("every entry cost $0 (no priced usage): a cost axis would say nothing")
     levels = _levels(points)
     figure, axes = _panels(len(levels), width=4.8, height=3.8)
     for axis, level in zip(axes, levels):
@@ -202,7 +209,7 @@ def cost_speedup_chart(points: pd.DataFrame):
         axis.set(title=f"Level {level}", xlabel="dollars per problem", ylabel="geomean speedup (correct kernels)")
         axis.margins(0.15)
     axes[0].legend(fontsize=7)
-    return _finish(figure, "Cost against speedup")
+    return _finish(figure, title)
 
 
 def confusion_chart(summary: dict | None):

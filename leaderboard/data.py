@@ -1,10 +1,9 @@
 """The leaderboard's data layer: run files to a light DataFrame, fast, without torch.
 
-The summary columns of every record are read column-wise by pyarrow's JSON reader with an explicit
-schema, which skips the heavy fields (candidate source, transcript, provenance) without building
-them; a file pyarrow cannot read (a torn last line, a field of an unexpected type, no pyarrow)
-falls back to the standard library reader. The drill-down reads one full record back from its
-file on demand (``full_record``).
+The summary columns of every record come from ``harness.records.run_table`` (pyarrow's JSON reader with
+an explicit schema, a tolerant line reader for files it refuses; every bad line or file is a
+warning naming it, every good record is kept). Each file's columns are cached as an Arrow file.
+The drill-down reads one full record back from its file on demand (``full_record``).
 """
 
 from __future__ import annotations
@@ -16,20 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.records import run_table
 from harness.errors import UserError
-from harness.metrics import USAGE_FIELDS
-from harness.results import attach_details, check_schema, find_run_files, read_lines
-
-NUMBER_COLUMNS = (
-    "level", "attempt", "candidate_ms", "candidate_ms_iqr", "eager_ms", "compile_ms", "speedup",
-    "speedup_compile", "flops", "bytes", "sol_ms", "sol_fraction", "weights_loaded", "elapsed_s",
-)
-TEXT_COLUMNS = (
-    "type", "run_id", "problem_id", "suite", "problem", "generator", "provider", "model",
-    "candidate_sha", "status", "reason", "device", "precision", "size", "time", "excluded",
-)
-BOOL_COLUMNS = ("correct", "compiled", "degenerate", "imported")
-LIST_COLUMNS = ("flags", "remarks")
+from harness.records.results import attach_details, find_run_files
 
 
 @dataclass
@@ -55,31 +43,14 @@ def load_frame(results: str | os.PathLike, cache: bool = True) -> LoadResult:
     With ``cache``, each run file's columns are kept as an Arrow file under ``cache_folder()``,
     keyed by the run file's path, size and modification time: run files only ever grow, so a
     changed file misses and is read again, and an unchanged one costs a memory map."""
-    import pyarrow as pa
-
-    from concurrent.futures import ThreadPoolExecutor
-
     files = find_run_files([runs_folder(results)])
     folder = cache_folder() if cache else None
-
-    def read(path: Path):
-        try:
-            return (_cached_table(path, folder) if folder else _file_table(path)), None
-        except UserError as error:
-            return None, str(error)
-
-    # Files are read side by side: pyarrow parses without the GIL, and one file is one or two
-    # parse blocks, too few for its own threads to spread over the cores.
-    with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1, len(files)))) as pool:
-        outcomes = list(pool.map(read, files))  # in file order
-    tables = [table for table, _ in outcomes if table is not None]
-    warnings = [warning for _, warning in outcomes if warning]
-    schema = _arrow_schema(with_header=True)
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
-    return LoadResult(_to_frame(table), warnings, len(files))
+    reader = (lambda path, notes: _cached_table(path, folder, notes)) if folder else run_table.file_table
+    result = run_table.read_tables(files, reader)
+    return LoadResult(run_table.to_frame(result.table), result.warnings, result.files)
 
 
-CACHE_FORMAT = "leaderboard-columns/1"  # bump when the columns change
+CACHE_FORMAT = "leaderboard-columns/2"  # bump when the columns change
 
 
 def cache_folder() -> Path | None:
@@ -92,7 +63,7 @@ def cache_folder() -> Path | None:
     return root / "leaderboard"
 
 
-def _cached_table(path: Path, folder: Path):
+def _cached_table(path: Path, folder: Path, warnings: list[str]):
     import hashlib
 
     import pyarrow as pa
@@ -104,12 +75,16 @@ def _cached_table(path: Path, folder: Path):
     try:
         with pa.memory_map(str(entry)) as source:
             table = pa.ipc.open_file(source).read_all()
-        if (table.schema.metadata or {}).get(b"key") == key:
+        metadata = table.schema.metadata or {}
+        if metadata.get(b"key") == key:
+            warnings.extend(json.loads(metadata.get(b"warnings", b"[]")))  # a bad line stays reported
             return table.replace_schema_metadata(None)
-    except (OSError, pa.ArrowInvalid):
+    except (OSError, pa.ArrowInvalid, ValueError):
         pass  # no entry yet, or an unreadable one: read the run file and write a fresh entry
-    table = _file_table(path)
-    _write_entry(entry, table.replace_schema_metadata({"key": key}))
+    notes: list[str] = []
+    table = run_table.file_table(path, notes)
+    warnings.extend(notes)
+    _write_entry(entry, table.replace_schema_metadata({"key": key, "warnings": json.dumps(notes)}))
     return table
 
 
@@ -125,140 +100,24 @@ def _write_entry(entry: Path, table) -> None:
         partial.unlink(missing_ok=True)
 
 
-def read_header(path: Path) -> dict:
-    for line in read_lines(path):
-        if line.get("type") == "header":
-            check_schema(line.get("schema"), path)
-            return line
-        break
-    raise UserError(f"{path}: first line is not a run header; is this a Crucible run file?")
-
-
-def _file_table(path: Path):
-    """One run file's records as an arrow table, with its header's facts as constant columns."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    header = read_header(path)
-    try:
-        table = _read_columns_pyarrow(path)
-    except Exception:  # any pyarrow refusal: the tolerant reader below gives the same columns
-        table = _read_columns_python(path)
-    table = table.append_column("line_index", pa.array(range(table.num_rows), pa.int64()))
-    table = table.filter(pc.equal(table["type"], "record"))
-    provenance, config = header.get("provenance") or {}, header.get("config") or {}
-    constants = {
-        "run_file": str(path), "run_created": _text(header.get("created")),
-        "hardware": _text(provenance.get("device") or config.get("device")),
-        "run_imported": bool(header.get("imported", False)),
-    }
-    for name, value in constants.items():
-        kind = pa.bool_() if isinstance(value, bool) else pa.string()
-        table = table.append_column(name, pa.repeat(pa.scalar(value, kind), table.num_rows))
-    for name, value in (("run_id", header.get("run_id")), ("suite", config.get("suite"))):
-        if value is not None:
-            table = table.set_column(table.schema.get_field_index(name), name,
-                                     pc.fill_null(table[name], pa.scalar(str(value))))
-    return table
-
-
-def _text(value) -> str | None:
-    return None if value is None else str(value)
-
-
-def _arrow_schema(with_header: bool = False):
-    import pyarrow as pa
-
-    usage = pa.struct([(name, pa.float64()) for name in USAGE_FIELDS])
-    fields = (
-        [(name, pa.string()) for name in TEXT_COLUMNS]
-        + [(name, pa.float64()) for name in NUMBER_COLUMNS]
-        + [(name, pa.bool_()) for name in BOOL_COLUMNS]
-        + [(name, pa.list_(pa.string())) for name in LIST_COLUMNS]
-        + [("usage", usage)]
-    )
-    if with_header:
-        fields += [("line_index", pa.int64()), ("run_file", pa.string()), ("run_created", pa.string()),
-                   ("hardware", pa.string()), ("run_imported", pa.bool_())]
-    return pa.schema(fields)
-
-
-def _read_columns_pyarrow(path: Path):
-    import pyarrow.json as pj
-
-    options = pj.ParseOptions(explicit_schema=_arrow_schema(), unexpected_field_behavior="ignore")
-    # 1 MiB blocks: a run file of a few MB is then parsed by several of pyarrow's threads at once
-    return pj.read_json(path, parse_options=options, read_options=pj.ReadOptions(block_size=1 << 20))
-
-
-def _read_columns_python(path: Path):
-    """The same columns read line by line, each value coerced to its column's type or dropped."""
-    import pyarrow as pa
-
-    rows = [_coerced(line) for line in read_lines(path)]
-    return pa.Table.from_pylist(rows, schema=_arrow_schema())
-
-
-def _coerced(line: dict) -> dict:
-    from harness.metrics import number
-
-    row = {name: _text(line.get(name)) for name in TEXT_COLUMNS}
-    row.update({name: number(line.get(name)) for name in NUMBER_COLUMNS})
-    row.update({name: line[name] if isinstance(line.get(name), bool) else None for name in BOOL_COLUMNS})
-    row.update({name: _text_list(line.get(name)) for name in LIST_COLUMNS})
-    usage = line.get("usage") if isinstance(line.get("usage"), dict) else None
-    row["usage"] = {name: number(usage.get(name)) for name in USAGE_FIELDS} if usage else None
-    return row
-
-
-def _text_list(value) -> list[str] | None:
-    if isinstance(value, list):
-        return [str(item) for item in value]
-    return [value] if isinstance(value, str) and value else None
-
-
-def _to_frame(table) -> pd.DataFrame:
-    """Arrow to pandas once for all files; usage flattened to columns, flags counted in arrow."""
-    import pyarrow.compute as pc
-
-    flagged = pc.fill_null(pc.greater(pc.list_value_length(table["flags"]), 0), False)
-    table = table.flatten()
-    table = table.rename_columns([name.removeprefix("usage.") for name in table.column_names])
-    table = table.append_column("flagged", flagged)
-    frame = table.to_pandas()
-    for name in ("level", "attempt"):
-        frame[name] = frame[name].astype("Int64")
-    for name in ("imported", "correct", "run_imported"):
-        frame[name] = frame[name].fillna(False).astype(bool)
-    frame["imported"] = frame["imported"] | frame["run_imported"]
-    frame["ranked"] = ~frame["flagged"] & ~frame["imported"]
-    frame["tokens"] = frame["input_tokens"] + frame["output_tokens"]
-    return frame
-
-
 def records_of(frame: pd.DataFrame) -> list[dict]:
-    """Rows as dicts (the shape ``harness.metrics`` reads), NaN left for metrics to treat as missing."""
+    """Rows as dicts (the shape ``harness.records.metrics`` reads), NaN left for metrics to treat as missing."""
     columns = list(frame.columns)
     values = [frame[name].tolist() for name in columns]
     return [dict(zip(columns, row)) for row in zip(*values)]
 
 
 def full_record(run_file: str, line_index: int, problem_id: str | None = None) -> dict:
-    """The complete record (source, transcript, provenance) behind one row of the frame."""
-    for index, line in enumerate(_nonblank_lines(run_file)):
-        if index == line_index:
-            record = json.loads(line)
-            if problem_id is None or record.get("problem_id") == problem_id:
-                return attach_details(run_file, [record])[0]
-            break
+    """The complete record (source, transcript, provenance) behind one row of the frame:
+    ``line_index`` is its physical line (0-based), whatever lines around it could not be read."""
+    with open(run_file, "rb") as handle:
+        for index, raw in enumerate(handle):
+            if index == line_index:
+                record = json.loads(raw.decode("utf-8"))
+                if problem_id is None or record.get("problem_id") == problem_id:
+                    return attach_details(run_file, [record])[0]
+                break
     raise UserError(f"{run_file}: record {line_index} ({problem_id}) not found; was the file rewritten?")
-
-
-def _nonblank_lines(path: str):
-    with open(path) as handle:
-        for line in handle:
-            if line.strip():
-                yield line
 
 
 def load_megakernel_summary(results: str | os.PathLike) -> dict | None:
@@ -349,3 +208,46 @@ def _first_number(entry: dict, keys) -> float | None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     return None
+
+
+def run_header(run_file: str) -> dict:
+    """The header of one run file (provenance and config), for the run page."""
+    from harness.records.run_table import header_of
+
+    path = Path(run_file)
+    return header_of(path, path.read_bytes())
+
+
+STEP_FIELDS = (("step", "float64"), ("verdict", "string"), ("speedup", "float64"), ("correct", "bool_"))
+
+
+def transcripts(frame: pd.DataFrame) -> list:
+    """Each row's refinement transcript (list of step dicts, or None), read from the details files
+    of the rows' run files only (Arrow's reader with a schema of the step fields, or line by line
+    where it refuses); for the figures, which need steps but not sources."""
+    found: dict[tuple, list] = {}
+    for run_file, rows in frame.groupby("run_file", sort=False):
+        keys = set(rows["details"].dropna()) if "details" in rows else set()
+        if keys:
+            found.update({(run_file, k): v for k, v in _detail_steps(Path(run_file), keys).items()})
+    return [found.get((f, k)) for f, k in zip(frame["run_file"], frame.get("details", [None] * len(frame)))]
+
+
+def _detail_steps(run_file: Path, keys: set) -> dict:
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    from harness.records.results import details_path, read_lines
+
+    path = details_path(run_file)
+    if not path.is_file():
+        return {}
+    step = pa.struct([(name, getattr(pa, kind)()) for name, kind in STEP_FIELDS])
+    schema = pa.schema([("details", pa.string()), ("transcript", pa.list_(step))])
+    try:
+        table = pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=schema,
+                                                                  unexpected_field_behavior="ignore"))
+        rows = zip(table["details"].to_pylist(), table["transcript"].to_pylist())
+    except Exception:  # a step of another shape: the tolerant reader
+        rows = ((line.get("details"), line.get("transcript")) for line in read_lines(path))
+    return {key: steps for key, steps in rows if key in keys and isinstance(steps, list)}

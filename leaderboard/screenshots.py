@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import UserError
+from leaderboard import cdp
+from leaderboard.cdp import free_port  # noqa: F401  (part of this module's interface)
 
 REPO = Path(__file__).resolve().parent.parent
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
@@ -38,12 +39,6 @@ def find_browser() -> str | None:
     return next((path for path in map(shutil.which, BROWSERS) if path), None)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "_stcore/health", timeout=2) as reply:
@@ -55,6 +50,13 @@ def _healthy(url: str) -> bool:
 @contextmanager
 def serve(results: str | Path, seconds: float = 90):
     """The app running on a free port over ``results``; yields its URL, stops it afterwards."""
+    with serve_process(results, seconds) as (url, _):
+        yield url
+
+
+@contextmanager
+def serve_process(results: str | Path, seconds: float = 90):
+    """As ``serve``, yielding (URL, the server's process) so a benchmark can read its CPU time."""
     port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", str(REPO / "leaderboard" / "app.py"),
                "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
@@ -65,7 +67,7 @@ def serve(results: str | Path, seconds: float = 90):
         url = f"http://127.0.0.1:{port}/"
         try:
             _wait(server, url, seconds)
-            yield url
+            yield url, server
         finally:
             server.terminate()
             try:
@@ -116,26 +118,47 @@ def tab_url(url: str, tab: str, **params: str) -> str:
     return url + ("?" + urllib.parse.urlencode(query) if query else "")
 
 
-def take_all(results: str | Path, out: str | Path, problem: str | None = None, log=print) -> list[Path]:
+VIEWS = (  # (file name, URL parameters, what must be on the page, window size)
+    ("rankings", {}, "document.querySelectorAll('table').length > 0", "1400,1400"),
+    ("rankings_compile", {"baseline": "compile"}, "document.querySelectorAll('table').length > 0", "1400,1400"),
+    ("problems", {"tab": "Problems"}, "document.querySelectorAll('.vega-embed canvas, .vega-embed svg').length > 0"
+     " && document.querySelector('[data-testid=\"stCode\"]')", "1400,2200"),
+    ("runs", {"tab": "Runs"}, "document.querySelector('[data-testid=\"stJson\"]')", "1400,1600"),
+    ("charts", {"tab": "Charts"}, "document.querySelectorAll('.vega-embed canvas, .vega-embed svg').length > 0",
+     "1400,1800"),
+    ("flagged", {"tab": "Flagged"}, "document.querySelector('[data-testid=\"stDataFrame\"], [data-testid=\"stAlert\"]')",
+     "1400,900"),
+    ("megakernel", {"tab": "Megakernel"}, "document.querySelector('[data-testid=\"stImage\"], [data-testid=\"stAlert\"]')",
+     "1400,1500"),
+)
+
+
+def take_all(results: str | Path, out: str | Path, problem: str | None = None, log=print,
+             board: str | None = None) -> list[Path]:
+    """One screenshot per view, each opened by its URL in headless Chromium (DevTools protocol)
+    once the app has finished drawing it."""
     browser = find_browser()
     if browser is None:
         raise UserError("no Chromium found; install it (Debian: apt-get install chromium)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    pages = [("rankings", "Rankings", {}, "1400,1400"), ("charts", "Charts", {}, "1400,2200"),
-             ("problems", "Problems", {"problem": problem} if problem else {}, "1400,2000"),
-             ("flagged", "Flagged", {}, "1400,900"), ("megakernel", "Megakernel", {}, "1400,1500")]
     written = []
-    with serve(results) as url:
-        rendered_dom(browser, url, "<table")  # warm the server: first runs load and cache the results
-        for name, tab, params, size in pages:
-            path, page = out / f"leaderboard_{name}.png", tab_url(url, tab, **params)
-            chromium(browser, "--dump-dom", page)  # a first visit draws and caches the tab's charts
-            if screenshot(browser, page, path, size):
-                written.append(path)
-                log(f"wrote {path}")
-            else:
-                log(f"could not capture the {tab} tab (page stayed blank)")
+    with serve(results, seconds=180) as url:
+        for name, params, marker, size in VIEWS:
+            params = {**params, **({"problem": problem} if problem and name == "problems" else {}),
+                      **({"board": board} if board and name in ("problems", "charts") else {})}
+            path = out / f"leaderboard_{name}.png"
+            with cdp.Browser(browser, size=size) as page:
+                page.open(url + ("?" + urllib.parse.urlencode(params) if params else ""))
+                try:
+                    page.wait_for(marker, 240, settle=1.0)
+                    time.sleep(3)  # data grids and charts draw after the run ends
+                except UserError as error:
+                    log(f"could not capture the {name} view: {error}")
+                    continue
+                page.screenshot(path)
+            written.append(path)
+            log(f"wrote {path}")
     return written
 
 
@@ -144,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", default="results", help="results folder (default: %(default)s)")
     parser.add_argument("--out", default="screenshots", help="folder for PNG files (default: %(default)s)")
     parser.add_argument("--problem", help="problem id to open in the drill-down, e.g. L1/19_ReLU")
+    parser.add_argument("--board", help="board title for the heatmap and charts (as the Board selector shows it)")
     args = parser.parse_args(argv)
     try:
-        take_all(args.results, args.out, args.problem)
+        take_all(args.results, args.out, args.problem, board=args.board)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

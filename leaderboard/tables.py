@@ -1,4 +1,4 @@
-"""Rankings and chart data computed from the light frame with ``harness.metrics``.
+"""Rankings and chart data computed from the light frame with ``harness.records.metrics``.
 
 Everything here is a pure function of a DataFrame (as ``leaderboard.data.load_frame`` returns it)
 so the app, the figures and the tests share one computation.
@@ -11,106 +11,35 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness import metrics
-from leaderboard.data import records_of
+from harness.records import boards
 
-BOARD_KEYS = ("suite", "level", "hardware", "precision")
-ENTRY_KEYS = ("generator", "model")
-METRIC_COLUMNS = (
-    "problem_id", "correct", "status", "compiled", "flags", "speedup", "speedup_compile",
-    "sol_fraction", "imported", *metrics.USAGE_FIELDS,
-)
+from harness.records import metrics
+
+BOARD_KEYS = metrics.BOARD_KEYS
+ENTRY_KEYS = metrics.ENTRY_KEYS
 P_GRID = tuple(round(p, 2) for p in np.arange(0.0, 3.01, 0.05))
 
 
 def level_sizes(frame: pd.DataFrame) -> dict[tuple, int]:
-    """Problems per (suite, level) over every loaded record: the fast_p denominator, so problems a
-    generator skipped count against it."""
-    if frame.empty:
-        return {}
-    sizes = frame.groupby(["suite", "level"], dropna=False)["problem_id"].nunique()
-    return {(_clean(suite), _clean(level)): int(size) for (suite, level), size in sizes.items()}
+    """Scored problems per (suite, level) over every loaded record (``harness.records.metrics``)."""
+    return metrics.level_sizes(frame)
 
 
-def _clean(value):
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return int(value) if isinstance(value, (np.integer,)) else value
-
-
-def entry_groups(frame: pd.DataFrame) -> dict[tuple, list[dict]]:
-    """Records bucketed by board (suite, level, hardware, precision) and entry (generator, model)."""
-    if frame.empty:
-        return {}
-    keys = list(BOARD_KEYS + ENTRY_KEYS)
-    columns = [name for name in dict.fromkeys(keys + list(METRIC_COLUMNS)) if name in frame.columns]
-    records = records_of(frame[columns])
-    positions = frame.groupby(keys, dropna=False, sort=False).indices  # positional, unlike .groups
-    return {tuple(_clean(value) for value in key): [records[i] for i in index] for key, index in positions.items()}
-
-
-def summary_rows(frame: pd.DataFrame, baseline: str = "eager", sizes: dict | None = None,
-                 with_ci: bool = False) -> pd.DataFrame:
-    """One row per (board, entry) with the headline metrics, best entries first within a board."""
+def leaderboard(frame: pd.DataFrame, baseline: str = "eager", with_ci: bool = False, sizes: dict | None = None,
+                runs: str = "latest", attempts: str = "mean") -> pd.DataFrame:
+    """Every board with its ranked entries (rank 1..n) and reference rows (baselines, no rank);
+    imported results are left to ``imported_board``. Flagged attempts stay in as failures."""
     sizes = level_sizes(frame) if sizes is None else sizes
-    rows = []
-    for key, records in entry_groups(frame).items():
-        board = dict(zip(BOARD_KEYS + ENTRY_KEYS, key))
-        total = sizes.get((board["suite"], board["level"]))
-        rows.append({**board, **_row_metrics(records, baseline, total, with_ci)})
-    table = pd.DataFrame(rows)
-    if table.empty:
-        return table
-    table = table.sort_values(
-        list(BOARD_KEYS) + ["fast_1", "geomean_speedup", "correctness"],
-        ascending=[True] * len(BOARD_KEYS) + [False, False, False], na_position="last", kind="stable",
-    )
-    table.insert(0, "rank", table.groupby(list(BOARD_KEYS), dropna=False).cumcount() + 1)
-    return table.reset_index(drop=True)
-
-
-def _row_metrics(records: list[dict], baseline: str, total: int | None, with_ci: bool) -> dict:
-    summary = metrics.level_summary(records, baseline=baseline, total_problems=total)
-    row = {
-        "problems": summary["problems"],
-        "attempted": len({r["problem_id"] for r in records}),
-        "correct": summary["correct"],
-        "correctness": summary["correctness_rate"],
-        "compile_rate": summary["compile_rate"],
-        "fast_1": summary["fast_1"],
-        "geomean_speedup": summary["geomean_speedup"],
-        "median_sol_fraction": summary["median_sol_fraction"],
-        "pass_at_1": summary["pass_at_k"].get(1),
-        "tokens_per_problem": summary["tokens_per_problem"],
-        "cost_per_problem": summary["cost_per_problem"],
-        "cost_per_correct": summary["cost_per_correct"],
-        "flagged_records": summary["flagged_records"],
-        "records": summary["attempts"],
-    }
-    if with_ci:
-        outcomes = metrics.problem_outcomes(records, baseline)
-        outcomes += [metrics.ProblemOutcome(f"missing-{i}") for i in range(max(0, (total or 0) - len(outcomes)))]
-        row["geomean_ci"] = metrics.geomean_ci(outcomes, n_resamples=1000)
-        row["fast_1_ci"] = metrics.fast_p_ci(outcomes, 1.0, n_resamples=1000)
-    return row
-
-
-def leaderboard(frame: pd.DataFrame, baseline: str = "eager", with_ci: bool = False,
-                sizes: dict | None = None) -> pd.DataFrame:
-    """The ranked table: Crucible's own records only (imported ones are never ranked). Flagged
-    attempts stay in as failures, so hiding a flagged result cannot shrink the denominator.
-    ``sizes`` (from ``level_sizes`` of the unfiltered frame) keeps denominators whole when the
-    caller has filtered generators away."""
     own = frame[~frame["imported"]] if "imported" in frame else frame
-    # Boards are per level; suites without levels (megakernel) have their own page.
-    own = own[own["level"].notna()] if "level" in own else own
-    return summary_rows(own, baseline, level_sizes(frame) if sizes is None else sizes, with_ci)
+    return boards.boards(own, baseline, runs, attempts, sizes=sizes, intervals=with_ci)
 
 
 def imported_board(frame: pd.DataFrame, baseline: str = "eager", sizes: dict | None = None) -> pd.DataFrame:
-    """Imported (published upstream) results, summarised the same way, shown beside, not ranked."""
+    """Imported (published upstream) results, summarised the same way, shown beside, not ranked.
+    Upstream files carry no timing intervals, so their wins are point estimates (and say so)."""
     imported = frame[frame["imported"]] if "imported" in frame else frame.iloc[0:0]
-    table = summary_rows(imported, baseline, level_sizes(frame) if sizes is None else sizes)
+    sizes = level_sizes(frame) if sizes is None else sizes
+    table = boards.boards(imported, baseline, wins="point", sizes=sizes, reference_rows=False)
     return table.drop(columns=["rank"]) if "rank" in table else table
 
 
@@ -127,34 +56,58 @@ def flagged_records(frame: pd.DataFrame) -> pd.DataFrame:
 def problem_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Attempts for drill-down: one row per record with verdict, timings and cost."""
     columns = ["problem_id", "generator", "model", "attempt", "status", "correct", "flags", "reason",
-               "candidate_ms", "eager_ms", "compile_ms", "speedup", "speedup_compile", "sol_fraction",
-               "tokens", "cost_usd", "hardware", "precision", "run_file", "line_index"]
+               "candidate_ms", "eager_ms", "compile_ms", "speedup", "speedup_compile", "speed_verdict",
+               "sol_fraction", "tokens", "cost_usd", "hardware", "precision", "size", "timer", "run_id",
+               "run_created", "excluded", "run_file", "line_index"]
     table = frame[[name for name in columns if name in frame]].copy()
-    table["flags"] = [", ".join(flags) for flags in table["flags"]]
+    table["flags"] = [", ".join(flags) if flags is not None else "" for flags in table["flags"]]
     return table.sort_values(["problem_id", "generator", "attempt"], kind="stable").reset_index(drop=True)
 
 
-def fast_p_curves(frame: pd.DataFrame, baseline: str = "eager", ps=P_GRID, sizes: dict | None = None) -> pd.DataFrame:
-    """Long table (suite, level, generator, model, p, fast_p) over a grid of thresholds."""
-    sizes, rows = (level_sizes(frame) if sizes is None else sizes), []
+def problem_grid(frame: pd.DataFrame, baseline: str = "eager", runs: str = "latest", attempts: str = "mean",
+                 wins: str = "interval") -> pd.DataFrame:
+    """Per board, entry and problem: share correct, speedup (geomean over correct attempts), whether
+    it is an established win, and the verdict; the data of the generator x problem heatmap."""
+    keys = metrics.entry_keys(runs)
+    shown = metrics.select_runs(metrics.attempt_frame(frame, baseline, wins), runs)
+    if shown.empty:
+        return pd.DataFrame(columns=keys + ["problem_id", "correct", "speedup", "verdict", "entry"])
+    grid = metrics.problem_table(shown, keys, attempts, (0.0, 1.0))
+    grid["speedup"] = np.exp(grid["log_speedup"])
+    grid["verdict"] = np.select(
+        [grid["n"] == 0, grid["correct"] <= 0, grid["win_1"] >= 0.5, grid["speedup"].isna()],
+        ["not the model's failure", "failed", "faster (interval above 1)", "correct, untimed"], "correct, not faster")
+    grid["entry"] = [_label(g, m) for g, m in zip(grid["generator"], grid["model"])]
+    return grid
+
+
+def _label(generator, model) -> str:
+    missing = model is None or (isinstance(model, float) and math.isnan(model)) or model == ""
+    return str(generator) if missing else f"{generator} / {model}"
+
+
+def fast_p_curves(frame: pd.DataFrame, baseline: str = "eager", ps=P_GRID, sizes: dict | None = None,
+                  runs: str = "latest") -> pd.DataFrame:
+    """Long table (board, entry, p, fast_p) over a grid of thresholds, by the same rules as the board."""
+    sizes = level_sizes(frame) if sizes is None else sizes
     own = frame[~frame["imported"]] if "imported" in frame else frame
-    for key, records in entry_groups(own).items():
-        board = dict(zip(BOARD_KEYS + ENTRY_KEYS, key))
-        outcomes = metrics.problem_outcomes(records, baseline)
-        curve = metrics.fast_p_curve(outcomes, ps, sizes.get((board["suite"], board["level"])))
-        rows += [{**board, "p": p, "fast_p": value} for p, value in curve.items()]
-    return pd.DataFrame(rows)
+    keys = metrics.entry_keys(runs)
+    shown = metrics.select_runs(metrics.attempt_frame(own, baseline), runs)
+    if shown.empty:
+        return pd.DataFrame(columns=keys + ["p", "fast_p"])
+    table = metrics.entry_table(metrics.problem_table(shown, keys, "mean", ps), keys, sizes, ps)
+    columns = {f"fast_{float(p):g}": float(p) for p in ps}
+    long = table.melt(id_vars=keys, value_vars=list(columns), var_name="p", value_name="fast_p")
+    long["p"] = long["p"].map(columns)
+    return long
 
 
-def best_speedups(frame: pd.DataFrame, baseline: str = "best") -> pd.DataFrame:
-    """Per problem and entry, the best correct speedup (against the faster baseline by default)."""
-    rows = []
-    for key, records in entry_groups(frame[~frame["imported"]] if "imported" in frame else frame).items():
-        board = dict(zip(BOARD_KEYS + ENTRY_KEYS, key))
-        for outcome in metrics.problem_outcomes(records, baseline):
-            if outcome.correct and outcome.speedup is not None:
-                rows.append({**board, "problem_id": outcome.problem_id, "speedup": outcome.speedup})
-    return pd.DataFrame(rows, columns=list(BOARD_KEYS + ENTRY_KEYS) + ["problem_id", "speedup"])
+def best_speedups(frame: pd.DataFrame, baseline: str = "best", runs: str = "latest") -> pd.DataFrame:
+    """Per problem and entry, the speedup of its correct attempts (geomean), against ``baseline``."""
+    own = frame[~frame["imported"]] if "imported" in frame else frame
+    grid = problem_grid(own, baseline, runs)
+    columns = list(BOARD_KEYS + ENTRY_KEYS) + ["problem_id", "speedup"]
+    return grid.dropna(subset=["speedup"])[columns].reset_index(drop=True) if len(grid) else pd.DataFrame(columns=columns)
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -219,11 +172,12 @@ def _best_so_far(steps: list[dict], last_step: int, trusted: bool) -> list[float
 def refinement_steps(records: list[dict]) -> pd.DataFrame:
     """Per (generator, model, level) and refinement step: share of problems correct so far and the
     geomean best-so-far speedup of those. Flagged and imported records never count as correct."""
-    with_steps = [r for r in records if transcript_steps(r) and not metrics.is_imported(r)]
+    with_steps = [{**r, "_steps": steps} for r in records
+                  if not metrics.is_imported(r) and (steps := transcript_steps(r))]  # ordered once per record
     rows = []
     for (generator, model, level), group in metrics.group_records(with_steps, ["generator", "model", "level"]).items():
-        last = int(max(transcript_steps(r)[-1]["step"] for r in group))
-        series = [_best_so_far(transcript_steps(r), last, not metrics.flags_of(r)) for r in group]
+        last = int(max(r["_steps"][-1]["step"] for r in group))
+        series = [_best_so_far(r["_steps"], last, not metrics.flags_of(r)) for r in group]
         for step in range(last + 1):
             column = [values[step] for values in series]
             correct = [value for value in column if value is not None]
@@ -233,20 +187,31 @@ def refinement_steps(records: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["generator", "model", "level", "step", "correctness", "geomean_speedup"])
 
 
-def tokens_correctness(records: list[dict]) -> pd.DataFrame:
+def tokens_correctness(records) -> pd.DataFrame:
     """Per (generator, model, level) and k = 1..attempts: tokens spent per problem on the first k
-    attempts against the share of problems solved by one of them (best-of-k)."""
-    own = [r for r in records if not metrics.is_imported(r)]
+    attempts against the share of problems solved by one of them (best-of-k, as the figure says).
+    ``records``: dicts or a frame of them; vectorised, so 100,000 records take well under a second."""
+    columns = ["generator", "model", "level", "k", "tokens_per_problem", "correctness"]
+    frame = records if isinstance(records, pd.DataFrame) else pd.DataFrame(list(records))
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    shown = metrics.attempt_frame(frame)
+    shown = shown[~shown["imported"]].assign(attempt=pd.to_numeric(shown["attempt"], errors="coerce").fillna(0))
+    shown = shown.sort_values("attempt", kind="stable")
+    problem = metrics.group_codes(shown, ["generator", "model", "level", "problem_id"])
+    entry = metrics.group_codes(shown, ["generator", "model", "level"])
+    grouped = shown.assign(problem=problem).groupby("problem", sort=False)
+    known = shown["tokens"].notna().astype(int).groupby(problem).cummax()
+    shown = shown.assign(problem=problem, entry=entry, k=grouped.cumcount() + 1, spent=grouped["tokens"].cumsum(),
+                         known=known, solved=grouped["ok"].cummax())
     rows = []
-    for (generator, model, level), group in metrics.group_records(own, ["generator", "model", "level"]).items():
-        by_problem = metrics.group_records(group, ["problem_id"])
-        attempts = {key: sorted(rows_, key=lambda r: metrics.number(r.get("attempt")) or 0)
-                    for key, rows_ in by_problem.items()}
-        for k in range(1, max(len(a) for a in attempts.values()) + 1):
-            first_k = [a[:k] for a in attempts.values()]
-            tokens = metrics.sum_optional(metrics.attempt_tokens(r) for a in first_k for r in a)
-            solved = sum(1 for a in first_k if any(metrics.attempt_correct(r) for r in a))
-            rows.append({"generator": generator, "model": model, "level": level, "k": k,
-                         "tokens_per_problem": None if tokens is None else tokens / len(first_k),
-                         "correctness": solved / len(first_k)})
-    return pd.DataFrame(rows, columns=["generator", "model", "level", "k", "tokens_per_problem", "correctness"])
+    most = shown.groupby("entry")["k"].max()  # an entry's curve stops at its own number of attempts
+    for k in range(1, int(shown["k"].max()) + 1):
+        last = shown[(shown["k"] <= k) & (shown["entry"].map(most) >= k)].groupby("problem", sort=False).last()
+        for _, part in last.groupby("entry", sort=False):
+            first = part.iloc[0]
+            tokens = part["spent"].where(part["known"].astype(bool))
+            rows.append({"generator": first["generator"], "model": first["model"], "level": first["level"], "k": k,
+                         "tokens_per_problem": tokens.sum() / len(part) if tokens.notna().any() else None,
+                         "correctness": float(part["solved"].mean())})
+    return pd.DataFrame(rows, columns=columns)

@@ -28,7 +28,15 @@ from harness.llm.prompts import (
     repair_messages,
 )
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
+from harness.llm_options import LLM_OPTIONS
+from harness.options import Option, positive_int as at_least_one, whole_number
 from harness.registry import register
+
+FUNCTIONAL_PASSES = Option("--max-functional-passes", "repair passes until correct",
+                           at_least_one("--max-functional-passes"), 5)
+OPTIMISATION_PASSES = Option("--max-optimisation-passes", "profile-guided optimisation passes; 0 stops at the "
+                             "first correct kernel",
+                             whole_number("--max-optimisation-passes"), 3)
 
 
 @dataclass
@@ -54,11 +62,12 @@ class Draft:
 @register("generator", "kforge")
 class KForge:
     name = "kforge"
+    options = (FUNCTIONAL_PASSES, OPTIMISATION_PASSES) + LLM_OPTIONS
 
     def __init__(self, **options: Any):
         options = dict(options)
-        self.max_functional_passes = positive_int(options, "max_functional_passes", 5)
-        self.max_optimisation_passes = positive_int(options, "max_optimisation_passes", 3, minimum=0)
+        self.max_functional_passes = positive_int(options, "max_functional_passes", FUNCTIONAL_PASSES.default)
+        self.max_optimisation_passes = positive_int(options, "max_optimisation_passes", OPTIMISATION_PASSES.default, minimum=0)
         self.llm = LLMOptions.parse(options)
         refuse_unknown(self.name, options)
         self._provider = None
@@ -143,9 +152,10 @@ class Refinement:
         if not extraction.source:
             self.no_code = extraction.reason
             self.session.note(step, verdict=extraction.verdict, reason=extraction.reason)
-            previous = self.last.source if self.last else ""
             feedback = no_code_feedback(extraction.reason, truncated=reply.finish_reason == "length")
-            return None, self._repair(previous, feedback)
+            # The reply itself is the assistant's turn: without it every later pass would send the
+            # same prompt again and, at temperature 0, get the same reply.
+            return None, self._repair("", feedback, reply_text=reply.text)
         record = self._evaluate(extraction.source, timing)
         draft = Draft(extraction.source, record, step["step"])
         self.last = draft
@@ -156,8 +166,9 @@ class Refinement:
             return draft, messages
         return None, self._repair(extraction.source, feedback_text(record))
 
-    def _repair(self, source: str, feedback: str) -> list[dict]:
-        return repair_messages(self.problem.source, self.llm.backend, self.facts, source, feedback, self.precision)
+    def _repair(self, source: str, feedback: str, reply_text: str | None = None) -> list[dict]:
+        return repair_messages(self.problem.source, self.llm.backend, self.facts, source, feedback, self.precision,
+                               reply_text=reply_text)
 
     def _evaluate(self, source: str, timing: bool) -> dict:
         if timing and self._profile_kw:
@@ -189,6 +200,7 @@ class Refinement:
             provenance["stopped"] = self.stopped
         if self.optimisation_skipped:
             provenance["optimisation_skipped"] = self.optimisation_skipped
+        provenance.update(self.session.endpoint_facts())
         label = "best correct" if self.best else ("last (incorrect)" if chosen else "none")
         return Candidate(source=chosen.source if chosen else "", label=f"kforge {label}", usage=self.session.usage,
                          transcript=self.session.transcript, provenance=provenance,

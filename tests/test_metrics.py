@@ -6,13 +6,15 @@ import sys
 
 import pytest
 
-from harness import metrics
+from harness.records import metrics
 
 
 def rec(problem, correct=True, speedup=None, status=None, flags=(), **extra):
+    """A record; a measured speedup gets a tight interval (1% either side) unless one is given."""
     status = status or ("ok" if correct else "incorrect")
+    ci = [0.99 * speedup, 1.01 * speedup] if isinstance(speedup, float) and speedup == speedup else None
     return {"problem_id": problem, "correct": correct, "status": status, "speedup": speedup,
-            "flags": list(flags), **extra}
+            "speedup_ci": ci, "flags": list(flags), **extra}
 
 
 # A level of 5 problems: speedups 2.0, 0.5, 1.0 on correct ones, one incorrect, one compile error.
@@ -59,16 +61,26 @@ def test_median_sol_fraction_of_correct_problems():
     assert metrics.level_summary(LEVEL)["median_sol_fraction"] == pytest.approx(0.2)
 
 
-def test_best_of_k_takes_any_correct_attempt_and_best_correct_speedup():
-    records = [
-        rec("L1/1", attempt=0, correct=False, speedup=9.0),  # an incorrect fast attempt is ignored
-        rec("L1/1", attempt=1, speedup=1.2),
-        rec("L1/1", attempt=2, speedup=1.8),
-        rec("L1/2", attempt=0, correct=False),
-        rec("L1/2", attempt=1, correct=False),
-        rec("L1/2", attempt=2, correct=False),
-    ]
-    summary = metrics.level_summary(records)
+SAMPLES = [
+    rec("L1/1", attempt=0, correct=False, speedup=9.0),  # an incorrect fast attempt is ignored
+    rec("L1/1", attempt=1, speedup=1.2),
+    rec("L1/1", attempt=2, speedup=1.8),
+    rec("L1/2", attempt=0, correct=False),
+    rec("L1/2", attempt=1, correct=False),
+    rec("L1/2", attempt=2, correct=False),
+]
+
+
+def test_several_attempts_score_the_share_that_passes_by_default():
+    summary = metrics.level_summary(SAMPLES)
+    assert summary["correct"] == pytest.approx(2 / 3)  # L1/1: 2 of 3 attempts, L1/2: none
+    assert summary["correctness_rate"] == pytest.approx(1 / 3) == summary["pass_at_k"][1]
+    assert summary["geomean_speedup"] == pytest.approx((1.2 * 1.8) ** 0.5)
+    assert summary["fast_1"] == pytest.approx((2 / 3) / 2)
+
+
+def test_best_of_k_only_when_asked_takes_any_correct_attempt_and_best_speedup():
+    summary = metrics.level_summary(SAMPLES, attempts="best")
     assert summary["correct"] == 1
     assert summary["geomean_speedup"] == pytest.approx(1.8)
     assert summary["fast_1"] == pytest.approx(0.5)
@@ -139,7 +151,7 @@ def test_tokens_and_dollars_per_problem_and_per_correct_kernel():
         rec("L1/1", attempt=1, speedup=1.0, usage=usage(100, 50, 0.01)),
         rec("L1/2", correct=False, usage=usage(200, 100, 0.04)),
     ]
-    summary = metrics.level_summary(records)
+    summary = metrics.level_summary(records, attempts="best")
     assert summary["tokens"] == 600
     assert summary["tokens_per_problem"] == pytest.approx(300)
     assert summary["tokens_per_correct"] == pytest.approx(600)
@@ -198,18 +210,6 @@ def test_bootstrap_ci_of_constant_values_is_a_point():
     assert metrics.bootstrap_ci([1.0]) is None
 
 
-def test_geomean_ci_brackets_the_geomean():
-    outcomes = metrics.problem_outcomes([rec(f"L1/{i}", speedup=s) for i, s in enumerate([0.5, 1, 2, 4, 1.5, 3])])
-    low, high = metrics.geomean_ci(outcomes)
-    assert low < metrics.geomean([0.5, 1, 2, 4, 1.5, 3]) < high
-
-
-def test_fast_p_ci_brackets_fast_p():
-    outcomes = metrics.problem_outcomes(LEVEL * 3)
-    low, high = metrics.fast_p_ci(outcomes, 0.8)
-    assert low <= 0.4 <= high
-
-
 def test_group_records_buckets_by_keys_with_nan_as_none():
     groups = metrics.group_records(
         [{"level": 1, "generator": "a"}, {"level": 1, "generator": "a"}, {"level": math.nan, "generator": "b"}],
@@ -220,8 +220,9 @@ def test_group_records_buckets_by_keys_with_nan_as_none():
 
 def test_metrics_and_leaderboard_data_layer_do_not_import_torch():
     code = (
-        "import sys, harness.metrics, harness.importers, leaderboard.data, leaderboard.tables, "
-        "leaderboard.charts, leaderboard.display, leaderboard.figures, leaderboard.screenshots; "
+        "import sys, harness.records.metrics, harness.records.boards, harness.records.run_table, harness.records.results, harness.problems.importers, "
+        "leaderboard.data, leaderboard.tables, leaderboard.charts, leaderboard.paper_charts, leaderboard.display, "
+        "leaderboard.figures, leaderboard.screenshots, leaderboard.cdp, leaderboard.interactive, leaderboard.views; "
         "assert 'torch' not in sys.modules, 'torch imported'; print('ok')"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -229,7 +230,7 @@ def test_metrics_and_leaderboard_data_layer_do_not_import_torch():
 
 
 def test_excluded_problems_are_not_scored():
-    from harness.metrics import level_summary
+    from harness.records.metrics import level_summary
 
     records = [
         {"problem_id": "L2/1_A", "level": 2, "correct": True, "status": "ok", "speedup": 2.0, "flags": []},
@@ -238,3 +239,53 @@ def test_excluded_problems_are_not_scored():
     ]
     summary = level_summary(records)
     assert summary["problems"] == 1 and summary["geomean_speedup"] == 2.0
+
+
+# Noise-aware wins: the interval's lower bound must clear p.
+
+@pytest.mark.parametrize("record, wins", [
+    (rec("L1/1", speedup=1.001, speedup_ci=[0.98, 1.02]), False),     # 1.001x within noise: no win
+    (rec("L1/1", speedup=1.05, speedup_ci=[1.01, 1.09]), True),       # interval wholly above 1
+    (rec("L1/1", speedup=1.5, speedup_ci=None), False),               # no interval at all: not established
+    (rec("L1/1", speedup=1.5, speedup_ci=None, eager_ms_ci=[1.4, 1.6], candidate_ms_ci=[0.9, 1.1]), True),
+    (rec("L1/1", speedup=1.2, speedup_ci=None, eager_ms_ci=[1.0, 1.4], candidate_ms_ci=[0.9, 1.1]), False),
+])
+def test_fast_1_counts_a_win_only_when_the_interval_lies_above_1(record, wins):
+    assert metrics.level_summary([record])["fast_1"] == (1.0 if wins else 0.0)
+    low = metrics.speedup_low(record)
+    assert (low is not None and low > 1.0) == wins
+
+
+def test_old_records_get_a_conservative_interval_from_their_timing_intervals():
+    record = rec("L1/1", speedup=1.5, speedup_ci=None, eager_ms_ci=[1.4, 1.6], candidate_ms_ci=[0.9, 1.1])
+    assert metrics.speedup_low(record) == pytest.approx(1.4 / 1.1)
+    compiled = {**record, "speedup_compile": 1.2, "compile_ms_ci": [1.1, 1.3]}
+    assert metrics.speedup_low(compiled, "compile") == pytest.approx(1.1 / 1.1)
+    assert metrics.speedup_low(compiled, "best") == pytest.approx(1.0)
+
+
+def test_records_frame_and_dict_rules_agree_on_the_lower_bound():
+    import pandas as pd
+
+    records = [rec("L1/1", speedup=1.5, speedup_ci=None, eager_ms_ci=[1.4, 1.6], candidate_ms_ci=[0.9, 1.1]),
+               rec("L1/2", speedup=2.0, speedup_compile=1.1, speedup_compile_ci=[1.0, 1.2]),
+               rec("L1/3", speedup=1.2, speedup_ci=None)]
+    for baseline in metrics.BASELINES:
+        frame = metrics.attempt_frame(pd.DataFrame(records), baseline)
+        expected = [metrics.speedup_low(r, baseline) for r in records]
+        assert [None if v != v else pytest.approx(v) for v in frame["low"]] == expected
+
+
+def test_failures_that_are_not_the_models_leave_the_denominator():
+    records = [rec("L1/1", speedup=2.0), rec("L1/2", correct=False),
+               rec("L1/3", correct=False, status="endpoint_error"), rec("L1/4", correct=False, endpoint_error=True)]
+    summary = metrics.level_summary(records)
+    assert summary["problems"] == 2 and summary["attempted"] == 2 and summary["correctness_rate"] == 0.5
+    assert metrics.is_non_model(records[2]) and metrics.is_non_model(records[3])
+    assert not metrics.is_non_model(records[1])
+
+
+def test_excluded_records_are_neither_attempted_nor_in_the_denominator():
+    records = [rec("L2/1", speedup=2.0), rec("L2/36", speedup=9.0, excluded="degenerate by construction")]
+    summary = metrics.level_summary(records, total_problems=1)
+    assert (summary["problems"], summary["attempted"], summary["correct"]) == (1, 1, 1)

@@ -1,9 +1,14 @@
-"""A response cache on disk, keyed on provider, base URL, model, generation config and messages.
+"""A response cache on disk, keyed on provider, endpoint, the served model's identity, generation
+config and messages.
 
-Only deterministic requests are cached (temperature 0, or a fixed seed): caching a sampled reply
-would silently turn k samples into one. A hit returns the original reply with its original usage
-(what producing it cost), marked ``cached``. Set ``CRUCIBLE_LLM_CACHE=off`` to disable it, or to a
-folder to move it (default ``.crucible-cache/llm`` in the working directory).
+Only greedy requests (temperature 0) are cached: a sampled reply is meant to differ from the
+next, whatever its seed, and caching it would silently turn k samples into one. The model's
+identity is what the endpoint's ``/models`` listing says about it (for vLLM, the checkpoint it
+was loaded from), so re-serving another checkpoint under the same name misses the cache; an
+endpoint that cannot tell is not cached at all. A hit is billed nothing (no request was sent):
+its usage is zero and the usage first billed for it is kept apart as ``original_usage``.
+Set ``CRUCIBLE_LLM_CACHE=off`` to disable it, or to a folder to move it (default
+``.crucible-cache/llm`` in the working directory).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from harness.llm.base import ChatConfig, Reply
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 DEFAULT_FOLDER = Path(".crucible-cache") / "llm"
 _OFF = {"", "0", "off", "no", "false", "none"}
@@ -29,15 +34,17 @@ def default_cache_dir() -> Path | None:
 
 
 def cacheable(config: ChatConfig) -> bool:
-    return config.temperature == 0 or config.seed is not None
+    return config.temperature == 0
 
 
-def cache_key(provider: str, base_url: str, model: str, config: ChatConfig, messages: list[dict]) -> str:
+def cache_key(provider: str, base_url: str, model: str, config: ChatConfig, messages: list[dict],
+              served: dict | None = None) -> str:
     # timeout_s changes how long we wait, not what comes back, so it is not part of the key.
     identity = {
         "provider": provider,
         "base_url": base_url.rstrip("/"),
         "model": model,
+        "served": served or {},
         "temperature": config.temperature,
         "max_tokens": config.max_tokens,
         "seed": config.seed,
@@ -61,8 +68,8 @@ class ResponseCache:
         except (OSError, json.JSONDecodeError):
             return None  # absent, or torn by a killed writer: ask the endpoint again
         return Reply(
-            text=entry["text"], usage=Usage.from_dict(entry.get("usage")), provider=entry["provider"],
-            model=entry["model"], finish_reason=entry.get("finish_reason"), cached=True,
+            text=entry["text"], usage=Usage(), provider=entry["provider"], model=entry["model"],
+            finish_reason=entry.get("finish_reason"), cached=True, original_usage=Usage.from_dict(entry.get("usage")),
         )
 
     def put(self, key: str, reply: Reply) -> None:

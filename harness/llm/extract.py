@@ -21,7 +21,8 @@ _FENCE = re.compile(
 )
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _NOT_PYTHON = {"cpp", "c++", "c", "cuda", "cu", "bash", "sh", "shell", "console", "text", "json", "yaml", "diff"}
-_MODEL_NEW = re.compile(r"^\s*class\s+ModelNew\b", re.MULTILINE)
+# ``class ModelNew`` or a top-level ``ModelNew = ...`` (an alias the judge accepts just as well).
+_MODEL_NEW = re.compile(r"^(?:\s*class\s+ModelNew\b|ModelNew\s*(?::[^=\n]*)?=(?!=))", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def extract_code(reply: str) -> Extraction:
         return Extraction("", "no_code", "the reply contains no ```python code block", 0)
     defining = [block for block in blocks if _MODEL_NEW.search(block)]
     if not defining:
-        return Extraction("", "no_model_new", "no code block in the reply defines class ModelNew", len(blocks))
+        return Extraction("", "no_model_new", "no code block in the reply defines class ModelNew (or assigns ModelNew = ...)", len(blocks))
     chosen = defining[-1]  # a later block is a revision of an earlier one
     source = _complete(chosen, [block for block in blocks if block is not chosen])
     if not _parses(source):

@@ -16,16 +16,18 @@ from typing import Any, Callable
 
 from harness.errors import UserError
 from harness.llm import tokens
-from harness.llm.base import ChatConfig, LLMError, Reply
+from harness.llm.base import ChatConfig, EndpointUnusable, LLMError, Reply
 from harness.llm.cache import ResponseCache, cache_key, cacheable
-from harness.llm.pricing import PriceTable, load_prices
+from harness.llm.pricing import Price, PriceTable, load_prices
 from harness.llm.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 OPENAI_URL = "https://api.openai.com/v1"
 # Reasoning models take max_completion_tokens and refuse a temperature other than their default.
 _REASONING_MODEL = re.compile(r"^(?:.*/)?(o\d|gpt-5)")
 _RETRYABLE_STATUS = {408, 409, 429}
+# What a /models entry says about the weights behind a name (vLLM: root is the checkpoint path).
+_IDENTITY_FIELDS = ("id", "root", "parent", "owned_by")
 
 
 def import_openai():
@@ -53,6 +55,7 @@ class OpenAIProvider:
         retry: RetryPolicy | None = None,
         cache: ResponseCache | None = None,
         prices: PriceTable | None = None,
+        price: Price | None = None,
         sleep: Callable[[float], None] = time.sleep,
         log: Callable[[str], None] = print,
     ):
@@ -62,11 +65,14 @@ class OpenAIProvider:
         self.retry = retry or RetryPolicy()
         self.cache = cache
         self.prices = prices or load_prices()
+        self.price = price  # the user's price for the model, over the table's
         self._sleep, self._log = sleep, log
         self._slots = threading.BoundedSemaphore(max(1, int(max_concurrency)))
         self._client = self._openai.OpenAI(base_url=self.base_url, api_key=self._api_key(api_key), max_retries=0)
         self._unpriced: set[str] = set()
         self._model_lock = threading.Lock()
+        self._listing: list | None = None
+        self._identity: dict[str, dict | None] = {}
 
     def _api_key(self, explicit: str | None) -> str:
         key = explicit or os.environ.get("OPENAI_API_KEY")
@@ -83,18 +89,27 @@ class OpenAIProvider:
 
     def chat(self, messages: list[dict], config: ChatConfig) -> Reply:
         model = config.model or self.default_model()
-        key = cache_key(self.name, self.base_url, model, config, messages)
-        if self.cache is not None and cacheable(config):
+        key = self._cache_key(messages, config, model)
+        if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
-        reply = call_with_retries(
+        reply, retries = call_with_retries(
             lambda: self._attempt(messages, config, model), self.classify, self.retry,
             sleep=self._sleep, on_retry=self._note_retry,
         )
-        if self.cache is not None and cacheable(config):
+        reply.retries = retries
+        if key is not None:
             self.cache.put(key, reply)
         return reply
+
+    def _cache_key(self, messages: list[dict], config: ChatConfig, model: str) -> str | None:
+        """The request's cache key, or None when it must not be cached (sampled, or a model the
+        endpoint does not identify)."""
+        if self.cache is None or not cacheable(config):
+            return None
+        served = self.served_identity(model)
+        return None if served is None else cache_key(self.name, self.base_url, model, config, messages, served)
 
     def _attempt(self, messages: list[dict], config: ChatConfig, model: str) -> Reply:
         with self._slots:  # held for the request only, not while backing off
@@ -105,6 +120,9 @@ class OpenAIProvider:
 
     def _reply(self, response: Any, messages: list[dict], model: str) -> Reply:
         choices = getattr(response, "choices", None) or []
+        reported = (getattr(response, "model_extra", None) or {}).get("error")
+        if not choices and reported:  # some proxies answer 200 with an error body: keep what it says
+            raise LLMError(f"{self.base_url} answered HTTP 200 with an error: {_short(_error_text(reported))}")
         if not choices:
             raise LLMError(f"{self.base_url} answered without any choices (model {model}); is it a chat endpoint?")
         message = choices[0].message
@@ -114,15 +132,18 @@ class OpenAIProvider:
         return Reply(text=text, usage=self._priced(usage, model, served), provider=self.name, model=served,
                      finish_reason=choices[0].finish_reason)
 
+    def price_of(self, model: str) -> Price | None:
+        """The price used for ``model``: the user's (``price``), else the table's."""
+        return self.price or self.prices.lookup(model)
+
     def _priced(self, usage: Usage, requested: str, served: str) -> Usage:
-        cost = self.prices.cost(requested, usage)
-        if cost is None:
-            cost = self.prices.cost(served, usage)
+        price = self.price_of(requested) or self.prices.lookup(served)
+        cost = price.cost(usage) if price is not None else None
         if cost is None:
             if requested not in self._unpriced:
                 self._unpriced.add(requested)
                 self._log(f"crucible: no price for model {requested!r} in price table {self.prices.version}; "
-                          "its cost is recorded as $0 (add it through CRUCIBLE_PRICES)")
+                          "its cost is recorded as $0 (give it with --llm-price INPUT,OUTPUT or a CRUCIBLE_PRICES file)")
             cost = 0.0
         return Usage(**{**usage.to_dict(), "cost_usd": cost})
 
@@ -137,15 +158,44 @@ class OpenAIProvider:
 
     def _discover_model(self) -> str:
         try:
-            served = sorted(model.id for model in self._client.models.list(timeout=30))
+            served = sorted(entry["id"] for entry in self._models())
         except self._openai.OpenAIError as error:
-            raise UserError(f"no --llm-model given and {self.base_url}/models could not be listed ({error}); "
-                            "pass --llm-model") from None
+            raise EndpointUnusable(f"no --llm-model given and {self.base_url}/models could not be listed "
+                                   f"({_short(str(error))}); check --llm-base-url and OPENAI_API_KEY, "
+                                   "or pass --llm-model") from None
         if len(served) == 1:
             return served[0]
         listing = ", ".join(served[:20]) or "none"
-        raise UserError(f"no --llm-model given and {self.base_url} serves {len(served)} models ({listing}); "
-                        "pass --llm-model NAME")
+        raise EndpointUnusable(f"no --llm-model given and {self.base_url} serves {len(served)} models ({listing}); "
+                               "pass --llm-model NAME")
+
+    def _models(self) -> list[dict]:
+        """The endpoint's /models listing, fetched once."""
+        if self._listing is None:
+            self._listing = [entry.model_dump() for entry in self._client.models.list(timeout=30)]
+        return self._listing
+
+    def served_identity(self, model: str) -> dict | None:
+        """What the endpoint's /models listing says about ``model`` (id, and where given the
+        checkpoint it was loaded from); None when the endpoint cannot say, and then nothing is cached."""
+        with self._model_lock:
+            if model not in self._identity:
+                self._identity[model] = self._lookup_identity(model)
+            return self._identity[model]
+
+    def _lookup_identity(self, model: str) -> dict | None:
+        try:
+            entries = [entry for entry in self._models() if entry.get("id") == model]
+        except self._openai.APIConnectionError:
+            return None  # the chat request will say the endpoint is unreachable
+        except self._openai.OpenAIError as error:
+            self._log(f"crucible: response cache off for {model!r}: {self.base_url}/models could not be listed "
+                      f"({_short(str(error), 120)}), so a cached reply could come from other weights")
+            return None
+        if not entries:
+            self._log(f"crucible: response cache off for {model!r}: {self.base_url}/models does not list it")
+            return None
+        return {name: entries[0][name] for name in _IDENTITY_FIELDS if entries[0].get(name) is not None}
 
     # -- failures ----------------------------------------------------------------------------
 
@@ -153,10 +203,10 @@ class OpenAIProvider:
         """Which endpoint failures are worth retrying; None for anything that is not one (a bug)."""
         openai = self._openai
         if isinstance(error, openai.APITimeoutError):
-            return Failure(True, f"{self.base_url} did not answer in time (timeout)")
+            return Failure(True, f"{self.base_url} did not answer in time (timeout)", status="timeout")
         if isinstance(error, openai.APIConnectionError):
             cause = error.__cause__ or error
-            return Failure(True, f"cannot reach {self.base_url}: {cause}")
+            return Failure(True, f"cannot reach {self.base_url}: {cause}", status="unreachable", unreachable=True)
         if isinstance(error, openai.APIStatusError):
             return self._status_failure(error)
         return None
@@ -165,16 +215,20 @@ class OpenAIProvider:
         status = error.status_code
         detail = _short(getattr(error, "message", "") or str(error))
         headers = getattr(getattr(error, "response", None), "headers", None)
+        said = f"{self.base_url} answered HTTP {status}: {detail}"
+        if status == 429 and _code(error) == "insufficient_quota":  # waiting will not bring money back
+            return Failure(False, f"{said} (the account's quota is spent; add credit or use another key)",
+                           fatal=True, status=status)
         if status in _RETRYABLE_STATUS or status >= 500:
-            return Failure(True, f"{self.base_url} answered HTTP {status}: {detail}", retry_after_seconds(headers))
+            return Failure(True, said, retry_after_seconds(headers), status=status)
         hint = {
             401: "the endpoint refused the API key; check OPENAI_API_KEY",
-            403: "the API key may not use this model or endpoint",
+            403: "the API key may not use this model or endpoint; check OPENAI_API_KEY and --llm-model",
             404: "check --llm-model and --llm-base-url (the base URL usually ends in /v1)",
         }.get(status)
         if hint is None:
-            return Failure(False, f"{self.base_url} answered HTTP {status}: {detail} (the request was refused)")
-        return Failure(False, f"{self.base_url} answered HTTP {status}: {detail} ({hint})", user_error=True)
+            return Failure(False, f"{said} (the request was refused)", status=status)
+        return Failure(False, f"{said} ({hint})", fatal=True, status=status)
 
     def _note_retry(self, failure: Failure, wait_s: float) -> None:
         self._log(f"crucible: {failure.message}; retrying in {wait_s:.1f} s")
@@ -211,6 +265,21 @@ def usage_from_response(reported: Any, messages: list[dict], text: str) -> Usage
         completion = tokens.count_text(text)
     return Usage(input_tokens=prompt, cached_input_tokens=cached or 0, output_tokens=completion,
                  reasoning_tokens=reasoning or 0, calls=1, estimated=estimated)
+
+
+def _code(error: Any) -> str | None:
+    """The error code an OpenAI-style error body carries (``insufficient_quota``, ...)."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    code = getattr(error, "code", None) or (body.get("code") or body.get("type") if isinstance(body, dict) else None)
+    return str(code) if code else None
+
+
+def _error_text(reported: Any) -> str:
+    if isinstance(reported, dict):
+        return str(reported.get("message") or reported)
+    return str(reported)
 
 
 def _int(value: Any) -> int | None:

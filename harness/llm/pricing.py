@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 DEFAULT_TABLE = Path(__file__).with_name("prices.json")
 _SNAPSHOT = re.compile(r"^-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")  # gpt-4o-2024-08-06, o1-20241217, gpt-4-0613
@@ -28,6 +28,12 @@ class Price:
     input: float
     cached_input: float
     output: float
+
+    def cost(self, usage: Usage) -> float:
+        """Dollars for ``usage`` at this price (dollars per million tokens)."""
+        cached = min(usage.cached_input_tokens, usage.input_tokens)
+        uncached = usage.input_tokens - cached
+        return (uncached * self.input + cached * self.cached_input + usage.output_tokens * self.output) / 1e6
 
 
 @dataclass(frozen=True)
@@ -51,12 +57,7 @@ class PriceTable:
     def cost(self, model: str, usage: Usage) -> float | None:
         """Dollars for ``usage`` on ``model``; None when the table has no price for it."""
         price = self.lookup(model)
-        if price is None:
-            return None
-        cached = min(usage.cached_input_tokens, usage.input_tokens)
-        uncached = usage.input_tokens - cached
-        dollars = uncached * price.input + cached * price.cached_input + usage.output_tokens * price.output
-        return dollars / 1e6
+        return None if price is None else price.cost(usage)
 
 
 def _candidate_names(model: str) -> list[str]:
@@ -106,6 +107,19 @@ def _price(name: str, entry: dict, path: str) -> Price:
             f"price table {path}: model {name!r} needs numeric 'input' and 'output' "
             "(dollars per million tokens), and optionally 'cached_input'"
         ) from None
+
+
+def parse_price(text: str, name: str = "--llm-price") -> Price:
+    """``INPUT,OUTPUT[,CACHED_INPUT]`` in dollars per million tokens, for a model the table lacks."""
+    parts = [part.strip() for part in str(text).split(",")]
+    try:
+        numbers = [float(part) for part in parts]
+    except ValueError:
+        numbers = []
+    if len(numbers) not in (2, 3) or any(n < 0 for n in numbers):
+        raise UserError(f"{name} {text!r} is not INPUT,OUTPUT[,CACHED_INPUT] in dollars per million tokens "
+                        "(e.g. 0.20,0.60)")
+    return Price(numbers[0], numbers[2] if len(numbers) == 3 else numbers[0], numbers[1])
 
 
 def load_prices(path: str | os.PathLike | None = None) -> PriceTable:

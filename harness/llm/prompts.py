@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 BACKENDS = ("triton", "cuda")
 _METADATA_NAMES = {"SMALL", "FIXES", "EXCLUDE"}
 MAX_FEEDBACK_CHARS = 3000
+MAX_REPLY_CHARS = 6000  # a reply without code, sent back with its feedback
 
 _CONTRACT = """Reply with the complete new file in ONE ```python code block. The file must define
 `class ModelNew(nn.Module)` with the same constructor arguments and the same forward signature as
@@ -89,16 +91,44 @@ def device_peaks(facts: dict) -> dict:
 
 
 def device_summary(facts: dict, precision: str = "fp32") -> str:
+    """The device line of the prompts. Peaks are rounded to one significant figure: two measurements
+    on one machine differ by tens of percent, and a prompt that changes with them would defeat the
+    response cache and make every rerun a new question."""
     name = facts.get("name") or facts.get("device") or "unknown device"
     parts = [f"Target device: {name}."]
     peaks = device_peaks(facts)
     flops, bandwidth = peak_flops(peaks, precision), peaks.get("bytes_per_s")
     if flops:
-        parts.append(f"Measured peak {precision} rate: {flops / 1e12:.2f} TFLOP/s.")
+        parts.append(f"Measured peak {precision} rate: about {rounded(flops / 1e12)} TFLOP/s.")
     if bandwidth:
-        parts.append(f"Measured peak memory bandwidth: {bandwidth / 1e9:.0f} GB/s.")
+        parts.append(f"Measured peak memory bandwidth: about {rounded(bandwidth / 1e9)} GB/s.")
     parts.append(f"Precision: {precision}.")
     return " ".join(parts)
+
+
+def rounded(value: float) -> str:
+    """``value`` to one significant figure, without exponent notation (0.2, 3, 50, 3000)."""
+    if value <= 0:
+        return "0"
+    text = f"{float(f'{value:.1g}'):f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+# What the prompts say that differs between machines or runs of one candidate: the device line,
+# measured times and rates, profiler times. Replay matching masks these (``replay_view``).
+_VARYING = (
+    re.compile(r"Target device: .*?(?=Precision: )", re.DOTALL),
+    re.compile(r"It runs in [^\n]*"),
+    re.compile(r"Achieved (?:compute|bandwidth)[^\n]*"),
+    re.compile(r"^(  [^\n]*: )[\d.]+ us over ([^\n]*)$", re.MULTILINE),
+)
+
+
+def replay_view(text: str) -> str:
+    """``text`` with the parts that vary between machines masked, for matching a recorded request."""
+    for pattern in _VARYING:
+        text = pattern.sub(lambda match: (match.group(1) + "<time>" if pattern.groups else "<varies> "), text)
+    return text
 
 
 def peak_flops(peaks: dict, precision: str) -> float | None:
@@ -145,10 +175,13 @@ def generation_messages(problem_source: str, backend: str, facts: dict, precisio
 
 
 def repair_messages(problem_source: str, backend: str, facts: dict, candidate_source: str, feedback: str,
-                    precision: str = "fp32") -> list[dict]:
-    """The task, the candidate as the assistant's last turn, and the judge's feedback on it."""
+                    precision: str = "fp32", reply_text: str | None = None) -> list[dict]:
+    """The task, the candidate as the assistant's last turn, and the judge's feedback on it. A reply
+    that held no candidate (``reply_text``) is that turn itself, bounded."""
     messages = generation_messages(problem_source, backend, facts, precision)
-    if candidate_source.strip():
+    if reply_text is not None and not candidate_source.strip():
+        messages.append({"role": "assistant", "content": _bounded(reply_text, MAX_REPLY_CHARS) or "(empty reply)"})
+    elif candidate_source.strip():
         messages.append({"role": "assistant", "content": code_block(candidate_source)})
     messages.append({"role": "user", "content": feedback})
     return messages

@@ -2,8 +2,10 @@
 
 Built on vcrpy, below the ``openai`` client, so a replayed run goes through exactly the code a
 live run does (parsing, usage, retries: a recorded 500 then 200 replays as a retry). Requests
-are matched on method, URL and body, so a changed prompt is a clear error, not a wrong answer.
-Credentials and cookies never reach the cassette.
+are matched on method, URL and body, so a changed prompt is a clear error, not a wrong answer;
+the parts of a prompt that differ between machines (the device line with its measured peaks,
+measured times) are masked before bodies are compared (``prompts.replay_view``), so a cassette
+recorded on one machine replays on another. Credentials and cookies never reach the cassette.
 
 Modes: ``replay`` (offline; a request not in the cassette is an error), ``record`` (real calls,
 each saved as it completes; exchanges already recorded are replayed, so an interrupted recording
@@ -21,6 +23,7 @@ from typing import Any
 from harness.errors import UserError
 from harness.llm.base import ChatConfig, Reply
 from harness.llm.openai_provider import OpenAIProvider
+from harness.llm.prompts import replay_view
 from harness.llm.retry import Failure
 
 MODES = {"replay": "none", "record": "new_episodes"}
@@ -85,17 +88,37 @@ def _open_cassette(path: Path, record_mode: str):
 
     recorder = vcr.VCR(
         record_mode=record_mode,
-        match_on=["method", "scheme", "host", "port", "path", "query", "body"],
+        match_on=["method", "scheme", "host", "port", "path", "query", "chat_body"],
         filter_headers=_HIDDEN_REQUEST_HEADERS,
         before_record_response=_scrub_response,
         decode_compressed_response=True,
     )
+    recorder.register_matcher("chat_body", _same_body)
     config = recorder.get_merged_config(path=str(path))
     for option in ("path_transformer", "func_path_generator", "record_on_exception"):
         config.pop(option, None)  # options of vcrpy's context manager, not of the cassette
     if record_mode != "none":
         path.parent.mkdir(parents=True, exist_ok=True)
     return Cassette.load(**config)
+
+
+def _same_body(recorded: Any, sent: Any) -> None:
+    """vcrpy matcher: equal JSON bodies once machine-dependent prompt text is masked."""
+    if _comparable(recorded.body) != _comparable(sent.body):
+        raise AssertionError("the request bodies differ beyond machine-dependent prompt text")
+
+
+def _comparable(body: Any) -> Any:
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    try:
+        data = json.loads(body) if body else None
+    except (TypeError, ValueError):
+        return body
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data["messages"] = [{**m, "content": replay_view(m["content"])} if isinstance(m.get("content"), str) else m
+                            for m in data["messages"] if isinstance(m, dict)]
+    return data
 
 
 def _scrub_response(response: dict) -> dict:

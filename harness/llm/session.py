@@ -3,8 +3,10 @@
 ``LLMSession`` meters every call for one problem: usage adds up, each step lands in the
 transcript (for the leaderboard's drill-down), and before each call the per-problem budget
 (``ctx.budget``) and, where the harness provides them, the run's budget and spending so far
-(``ctx.run_budget``, ``ctx.run_usage``) are checked. A spent budget raises ``BudgetExceeded``,
-which generators turn into a clean stop with a verdict.
+(``ctx.run_budget``, ``ctx.run_usage``) are checked with the call's expected size reserved
+(``budget.py``). A spent budget raises ``BudgetExceeded``, which generators turn into a clean
+stop with a verdict.
+Endpoint failures and retries are kept too (``endpoint_facts``), for the record.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from harness.errors import UserError
-from harness.llm.base import BudgetExceeded, ChatConfig, Provider, Reply
+from harness.llm.base import BudgetExceeded, ChatConfig, EndpointUnusable, LLMError, Provider, Reply, Retries
+from harness.llm.budget import Reservations
 from harness.llm.prompts import check_backend
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class LLMOptions:
     timeout_s: float = 300.0
     cassette: str | None = None          # replay provider: the cassette file
     record: bool = False                 # replay provider: record real exchanges instead of replaying
+    llm_price: str | None = None         # "INPUT,OUTPUT[,CACHED]" dollars per million tokens, over the table
 
     @classmethod
     def parse(cls, options: dict[str, Any]) -> "LLMOptions":
@@ -43,6 +47,10 @@ class LLMOptions:
         _check(parsed.timeout_s > 0, f"timeout_s {parsed.timeout_s!r} must be positive")
         _check(parsed.max_output_tokens is None or parsed.max_output_tokens > 0,
                f"max_output_tokens {parsed.max_output_tokens!r} must be positive")
+        if parsed.llm_price is not None:
+            from harness.llm.pricing import parse_price
+
+            parse_price(parsed.llm_price, "generator option llm_price")
         return parsed
 
     def config(self, seed: int | None = None, temperature: float | None = None) -> ChatConfig:
@@ -88,8 +96,29 @@ def resolve_provider(options: LLMOptions, ctx: Any) -> Provider:
     extra: dict[str, Any] = {}
     if options.provider == "replay" or options.cassette:
         extra = {"cassette": options.cassette, "mode": "record" if options.record else "replay"}
-    return select_provider(options.provider or ("replay" if options.cassette else None), model=options.llm_model,
-                           base_url=options.llm_base_url, log=log_line(ctx), **extra)
+    if options.llm_price is not None:
+        from harness.llm.pricing import parse_price
+
+        extra["price"] = parse_price(options.llm_price)
+    provider = select_provider(options.provider or ("replay" if options.cassette else None), model=options.llm_model,
+                               base_url=options.llm_base_url, log=log_line(ctx), **extra)
+    check_priced(provider, ctx)
+    return provider
+
+
+def check_priced(provider: Provider, ctx: Any) -> None:
+    """A cost limit needs a price: refuse, before any call, a model the price table lacks."""
+    limits = [getattr(getattr(ctx, name, None), "max_cost_usd", None) for name in ("budget", "run_budget")]
+    price_of = getattr(provider, "price_of", None)
+    if not any(limit is not None for limit in limits) or price_of is None:
+        return
+    model = provider.default_model()
+    if price_of(model) is None:
+        raise EndpointUnusable(
+            f"a cost limit (--max-cost / --run-max-cost) is set, but model {model!r} has no price in the price "
+            "table, so its cost would read $0 and the limit would never stop the run; give its price with "
+            "--llm-price INPUT,OUTPUT (dollars per million tokens) or a CRUCIBLE_PRICES file, or drop the cost limit"
+        )
 
 
 def spent(records: Iterable[dict]) -> Usage:
@@ -105,10 +134,16 @@ class LLMSession:
         self.budget = getattr(ctx, "budget", None)
         self.run_budget = getattr(ctx, "run_budget", None)
         self.run_spent = getattr(ctx, "run_usage", None) or Usage()
+        # Shared by every process of a distributed run: the run's spending, live (harness/executors/ledger.py)
+        self.run_ledger = getattr(ctx, "run_ledger", None)
         self.usage = Usage()
         self.transcript: list[dict] = []
         self.model: str | None = None
+        self.retries = Retries()
+        self.endpoint_error: str | None = None
+        self.endpoint_fatal = False
         self._lock = threading.Lock()
+        self._reservations = Reservations(self)
 
     def over_budget(self, usage: Usage | None = None) -> str | None:
         """Why generation must stop (a spent problem or run budget), or None."""
@@ -118,31 +153,74 @@ class LLMSession:
             if reason:
                 return reason
         if self.run_budget is not None:
-            reason = self.run_budget.exceeded_by(self.run_spent + spent)
+            run_spent = self.run_ledger.spent() if self.run_ledger is not None else self.run_spent + spent
+            reason = self.run_budget.exceeded_by(run_spent)
             if reason:
                 return f"run {reason}"
         return None
 
     def ask(self, agent: str, messages: list[dict], config: ChatConfig, **step: Any) -> tuple[Reply, dict]:
         """One metered call: the reply and its transcript step. Raises BudgetExceeded instead of
-        calling once a budget is spent."""
+        calling when a budget is spent or the call's expected size would pass it, and the
+        endpoint's failure (LLMError; EndpointUnusable stops every later call too)."""
+        with self._reservations.hold(messages, config):
+            try:
+                reply = self._shared_call(messages, config) if self.run_ledger is not None \
+                    else self.provider.chat(messages, config)
+            except BudgetExceeded:
+                raise
+            except LLMError as error:
+                self._failed(error)
+                raise
+            return reply, self.record(agent, messages, reply, **step)
+
+    def _failed(self, error: LLMError) -> None:
         with self._lock:
-            reason = self.over_budget()
+            self.retries = self.retries + getattr(error, "retries", Retries())
+            if not self.endpoint_fatal:
+                self.endpoint_error = str(error)
+                self.endpoint_fatal = isinstance(error, EndpointUnusable)
+
+    def _shared_call(self, messages: list[dict], config: ChatConfig) -> Reply:
+        """A call the run's ledger allowed: other processes' calls count against the run's limits too."""
+        reason = self.run_ledger.acquire()
         if reason:
             raise BudgetExceeded(reason)
-        reply = self.provider.chat(messages, config)
-        return reply, self.record(agent, messages, reply, **step)
+        usage = Usage()
+        try:
+            reply = self.provider.chat(messages, config)
+            usage = reply.usage
+        finally:
+            self.run_ledger.release(usage)
+        return reply
 
     def record(self, agent: str, messages: list[dict], reply: Reply, **step: Any) -> dict:
         entry = {"agent": agent, **step, "messages": messages, "reply": reply.text,
                  "finish_reason": reply.finish_reason, "usage": reply.usage.to_dict(), "cached": reply.cached,
                  "provider": reply.provider, "model": reply.model}
+        if reply.original_usage is not None:
+            entry["original_usage"] = reply.original_usage.to_dict()
+        if reply.retries.count:
+            entry["retries"] = reply.retries.to_dict()
         with self._lock:
             self.usage = self.usage + reply.usage
+            self.retries = self.retries + reply.retries
             self.model = self.model or reply.model
             entry["step"] = len(self.transcript)
             self.transcript.append(entry)
         return entry
+
+    def endpoint_facts(self) -> dict:
+        """For a candidate's provenance: the retries taken and the endpoint failure that ended
+        generation (``endpoint_error``; ``endpoint_fatal`` when the run must stop)."""
+        with self._lock:
+            facts: dict[str, Any] = {}
+            if self.retries.count or self.retries.statuses:
+                facts["retries"] = self.retries.to_dict()
+            if self.endpoint_error:
+                facts["endpoint_error"] = self.endpoint_error
+                facts["endpoint_fatal"] = self.endpoint_fatal
+            return facts
 
     def note(self, entry: dict, **fields: Any) -> None:
         """Add the judge's verdict (or other facts) to a transcript step after the fact."""

@@ -1,7 +1,10 @@
 """``python -m harness schedules``: check one schedule, lower a config, or run the corpus.
 
-Exit codes: ``--check`` 0 accepted, 1 rejected; ``--corpus`` 0 when the validator has no false
-accepts and no false rejects where the oracle is exhaustive, else 1; 2 for usage errors.
+Exit codes: ``--check`` 0 accepted, 1 rejected (unsafe: the witness and a trace are printed), 2
+when the file is not a schedule at all (empty, truncated, not JSON: the parse error and its line
+and column); ``--corpus`` 0 when the validator has no false accepts and no false rejects where the
+oracle is exhaustive, else 1; ``--amk-corpus`` 0 with no false accepts and no false rejects at all,
+else 1; 2 for usage errors.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import sys
 
 from harness.errors import UserError
 
-DEFAULT_SUMMARY = "results/megakernel/summary.json"
+DEFAULT_SUMMARY = "runs/megakernel_summary.json"  # publish with: python -m harness publish FILE
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -23,6 +26,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     action.add_argument("--lower", metavar="CONFIG", help="lower a preset name (tiny, small, llama-1b) or a JSON "
                         "file {model, schedule, position, target} to a schedule")
     action.add_argument("--corpus", action="store_true", help="build, label and score the adversarial corpus")
+    action.add_argument("--amk-corpus", action="store_true", help="build and score the corpus in AutoMegaKernel's "
+                        "dialect (sm null, AMK's ops) against the exact oracle (default 10000 schedules)")
     parser.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
     parser.add_argument("--oracle", action="store_true", help="with --check: also run the oracle")
     parser.add_argument("--out", metavar="FILE", help="with --lower: write the schedule here (default stdout)")
@@ -31,7 +36,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="with --corpus: corpus seed (default built in)")
     parser.add_argument("--size", type=int, default=None, help="with --corpus: schedules (default 10400)")
     parser.add_argument("--workers", type=int, default=None, help="with --corpus: processes (default: cores)")
-    parser.add_argument("--runs-dir", default="results/runs", help="with --corpus: run files (default results/runs)")
+    parser.add_argument("--runs-dir", default="runs", help="with --corpus: run files (default runs)")
     parser.add_argument("--summary", default=DEFAULT_SUMMARY, help=f"with --corpus: summary JSON (default {DEFAULT_SUMMARY})")
     parser.set_defaults(run=run)
     return parser
@@ -43,6 +48,8 @@ def run(args) -> int:
             return _check(args)
         if args.lower:
             return _lower(args)
+        if args.amk_corpus:
+            return _amk_corpus(args)
         return _corpus(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -52,13 +59,19 @@ def run(args) -> int:
 def _check(args) -> int:
     from harness.megakernel import oracle
     from harness.megakernel.amk_io import normalise
-    from harness.megakernel.format import load
+    from harness.megakernel.format import parse
     from harness.megakernel.validator import validate
     from harness.megakernel.witness import witness_trace
 
-    doc = normalise(load(args.check))
+    doc = normalise(parse(args.check))
     verdict = validate(doc)
     out = verdict.to_dict()
+    if verdict.placed is not None:  # the witness refers to the schedule as the loader placed it
+        doc = verdict.placed
+    elif not verdict.ok and verdict.safety is not None and verdict.stats.get("placement") == "amk_loader":
+        from harness.megakernel.loader_check import placed_document
+
+        doc = placed_document(doc) or doc
     if not verdict.ok and verdict.violations[0]["class"] != "internal_error":
         out["witness_trace"] = witness_trace(doc, verdict.violations[0])
     if args.oracle:
@@ -139,6 +152,30 @@ def _lower_spec(value: str, presets: dict) -> dict:
     if not isinstance(spec, dict):
         raise UserError(f"--lower {value}: expected a JSON object {{model, schedule, position, target}}")
     return spec
+
+
+def _amk_corpus(args) -> int:
+    import time
+
+    from harness.megakernel import amk_corpus
+
+    seed = amk_corpus.DEFAULT_SEED if args.seed is None else args.seed
+    size = amk_corpus.DEFAULT_SIZE if args.size is None else args.size
+    start = time.perf_counter()
+    items = amk_corpus.build(seed, size)
+    result = amk_corpus.score(items)
+    print(f"{'class':24s} {'view':6s} {'n':>6s} {'TA':>5s} {'TR':>5s} {'FA':>3s} {'FR':>3s} {'sampled':>7s}")
+    for cls, views in sorted(result["per_class"].items()):
+        for view, row in views.items():
+            print(f"{cls:24s} {view:6s} {row['n']:6d} {row['true_accept']:5d} {row['true_reject']:5d} "
+                  f"{row['false_accept']:3d} {row['false_reject']:3d} {row['sampled']:7d}")
+    for view, row in result["all"].items():
+        print(f"ALL {view}: n={row['n']} true_accept={row['true_accept']} true_reject={row['true_reject']} "
+              f"false_accept={row['false_accept']} false_reject={row['false_reject']} sampled={row['sampled']}")
+    print(f"{len(items)} AMK-dialect schedules (seed {seed}) in {time.perf_counter() - start:.0f} s")
+    for mistake in result["mistakes"]:
+        print(f"MISTAKE {mistake}")
+    return 1 if result["mistakes"] else 0
 
 
 def _corpus(args) -> int:

@@ -1,8 +1,10 @@
 """The Crucible megakernel schedule format (``crucible.megakernel/1.0``): constants and helpers.
 
 A document is plain JSON (a dict). Per-SM queue order is the order of ``tasks`` filtered by
-``sm``, as in AutoMegaKernel IR 0.2, so the two formats carry the same information. Tiled writers
-may declare the box they write per output buffer in ``regions``; reads are whole-buffer.
+``sm``. A document imported from AutoMegaKernel (``"queues": "amk_loader"``) or with unassigned
+SMs runs as AMK's loader places it instead (``placement.py``: SMs from the loader, queues in
+topological order). Tiled writers may declare the box they write per output buffer in
+``regions``; reads are whole-buffer.
 """
 
 from __future__ import annotations
@@ -42,6 +44,34 @@ def new_document(target: dict, meta: dict | None = None) -> dict:
 def canonical(doc: Any) -> str:
     """Stable text for hashing (corpus digests)."""
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+class ScheduleFileError(UserError):
+    """A schedule file that is not a JSON object: empty, truncated, or not JSON."""
+
+
+def parse(path: str | Path) -> dict:
+    """Read a schedule file strictly: the JSON object in it, or a ScheduleFileError that says
+    what is wrong and where (line and column)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        why = getattr(error, "strerror", None) or str(error)
+        raise ScheduleFileError(f"{path}: cannot read the schedule ({why}); check the path") from None
+    if not text.strip():
+        raise ScheduleFileError(f"{path}: the file is empty; a schedule is a JSON object")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as error:
+        early = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        end = "; the file ends before the JSON does (truncated?)" if early else ""
+        raise ScheduleFileError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, column "
+                                f"{error.colno}){end}; fix the file or regenerate it") from None
+    if not isinstance(doc, dict):
+        raise ScheduleFileError(f"{path}: a schedule is a JSON object, the file holds a JSON "
+                                f"{type(doc).__name__}")
+    return doc
 
 
 def load(path: str | Path) -> Any:

@@ -11,27 +11,37 @@ it checks the tasks that could start now:
 - read_incomplete: a task would read a buffer before seeing every write of it this step
   (on-chip memory is per SM: writes made on another SM are never seen);
 - read_unwritten / output_unwritten: a read, or the host's read of an output, of a buffer
-  nothing writes this step;
+  nothing writes this step (a KV cache nothing appends to this step holds earlier steps' state:
+  reading it is safe);
 - concurrent_conflict: two tasks that could run at once touch the same physical memory, one
   writing (same buffer with overlapping boxes, or two buffers on one page);
 - alias_live: a task would touch a paged buffer while another buffer of its page is live
   (some accessor started, some not finished).
 
 Documents the launch contract forbids (dangling references, caps, SMs out of range or not
-co-resident, non-zero counters, writes to read-only buffers) are unsafe by definition (``structural``).
+co-resident, non-zero counters, writes to read-only buffers; in AMK's dialect, ops that break
+``amk_ops``' rules, and dependency cycles its loader refuses) are unsafe by definition
+(``structural``). A schedule AMK's loader places is run as placed (``placement.py``, shared with
+the validator: it says where tasks run, not whether that is safe).
 """
 
 from __future__ import annotations
 
 import random
 
+from harness.megakernel import amk_ops, placement
 from harness.megakernel import format as fmt
+from harness.megakernel.placement import needs_placement
 
 _KEEP = 10
 
 
-def label(doc, max_states: int = 20000, runs: int = 64, seed: int = 0) -> dict:
-    """{safe, mode, states, runs, violations, kinds} for one document."""
+def label(doc, max_states: int = 20000, runs: int = 64, seed: int = 0, any_placement: bool = True) -> dict:
+    """{safe, mode, states, runs, violations, kinds} for one document. A document AMK's loader
+    places is run as the loader places it; with ``any_placement``, ``safe_any`` also says whether
+    it is safe with every task on an SM of its own (see ``placement.py``)."""
+    if needs_placement(doc):
+        return _label_placed(doc, max_states, runs, seed, any_placement)
     problem = ill_formed(doc)
     if problem:
         return _result(False, "structural", [{"kind": "malformed", "detail": problem}])
@@ -42,6 +52,38 @@ def label(doc, max_states: int = 20000, runs: int = 64, seed: int = 0) -> dict:
         return _result(not (found + explored), "exhaustive", found + explored, states=machine.states)
     sampled = machine.sample(runs, seed)
     return _result(not (found + sampled), "sampled", found + sampled, states=machine.states, runs=runs)
+
+
+def _label_placed(doc, max_states, runs, seed, any_placement) -> dict:
+    """The loader reads an unassigned SM as no SM yet: the contract is checked with SM 0 there."""
+    probe = {k: v for k, v in doc.items() if k != "queues"}
+    probe["tasks"] = [{**t, "sm": 0} if isinstance(t, dict) and t.get("sm", 0) is None else t
+                      for t in doc["tasks"]]
+    problem = ill_formed(probe)
+    if problem:
+        return _result(False, "structural", [{"kind": "malformed", "detail": problem}])
+    order, _ = placement.topological_order(doc["tasks"])
+    if order is None:
+        return _result(False, "structural", [{"kind": "loader_refuses", "detail": "dependency cycle"}])
+    result = label(placement.placed(doc, order), max_states, runs, seed)
+    if any_placement:
+        anywhere = label(placement.unplaced(doc, order), max_states, runs, seed)
+        result["safe_any"] = anywhere["safe"] and not _onchip_touched_twice(doc)
+        result["mode_any"] = anywhere["mode"]
+    return result
+
+
+def _onchip_touched_twice(doc) -> bool:
+    """Two tasks touching one piece of on-chip memory (a buffer, or a page of buffers): some
+    placement puts them on different SMs or interleaves them on one, so not every placement is safe."""
+    onchip = {b["id"] for b in doc["buffers"] if b.get("space", "HBM") in fmt.ON_CHIP_SPACES}
+    page = {int(k): v for k, v in ((doc.get("pages") or {}).get("buffer_to_page") or {}).items()}
+    touched: dict = {}
+    for task in doc["tasks"]:
+        for bid in set(task["inputs"]) | set(task["outputs"]):
+            if bid in onchip:
+                touched.setdefault(("page", page[bid]) if bid in page else ("buffer", bid), set()).add(task["id"])
+    return any(len(ids) > 1 for ids in touched.values())
 
 
 def replay(doc, trace: list[int]) -> list[dict]:
@@ -83,7 +125,43 @@ def ill_formed(doc) -> str | None:
     counters = _counter_set(doc["counters"])
     if isinstance(counters, str):
         return counters
-    return _page_problem(doc.get("pages"), buffers) or _task_problem(doc["tasks"], buffers, counters, sms, resident)
+    problem = _page_problem(doc.get("pages"), buffers) or _task_problem(doc["tasks"], buffers, counters, sms, resident)
+    if problem is None and doc.get("ops") == "amk":
+        problem = next(filter(None, (_op_problem(t, buffers) for t in doc["tasks"])), None)
+    return problem
+
+
+def _op_problem(task, buffers) -> str | None:
+    """AMK's per-opcode rules (amk_ops.py), checked here with the oracle's own code."""
+    spec = amk_ops.OPS.get(task["op"])
+    if spec is None:
+        return f"task {task['id']}: unknown op"
+    ins, outs, params = task["inputs"], task["outputs"], task.get("params", {})
+    cap = fmt.MAX_INPUTS if spec[1] < 0 else spec[1]
+    if not (spec[0] <= len(ins) <= cap and len(outs) == spec[2]):
+        return f"task {task['id']}: operand count"
+    if not all(key in params for key in spec[3]):
+        return f"task {task['id']}: missing parameter"
+    for key, value in params.items():
+        kind = amk_ops.PARAM_TYPES.get(key)
+        if kind == "i" and not (_is_int(value) and amk_ops.INT32_MIN <= value <= amk_ops.INT32_MAX):
+            return f"task {task['id']}: parameter {key} not an int32"
+        if kind == "f" and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            return f"task {task['id']}: parameter {key} not a number"
+    return _operand_kind_problem(task, ins, outs, buffers)
+
+
+def _operand_kind_problem(task, ins, outs, buffers) -> str | None:
+    need = {"int": lambda b: b["dtype"] in amk_ops.INTEGER_DTYPES,
+            "weight": lambda b: b["kind"] in amk_ops.WEIGHT_KINDS,
+            "kv": lambda b: b["kind"] == "KV_CACHE"}
+    for side, position, what in amk_ops.OPERAND_RULES.get(task["op"], ()):
+        operands = ins if side == "in" else outs
+        if position < len(operands) and not need[what](buffers[operands[position]]):
+            return f"task {task['id']}: operand {side}[{position}] is not {what}"
+    if task["op"] not in amk_ops.KV_WRITERS and any(buffers[b]["kind"] == "KV_CACHE" for b in outs):
+        return f"task {task['id']}: writes a KV cache without appending"
+    return None
 
 
 def _is_int(x) -> bool:
@@ -255,8 +333,10 @@ class Machine:
             if kind in fmt.READ_ONLY_KINDS:
                 continue
             every = self.writes.get(bid, 0)
+            if kind == "KV_CACHE" and every == 0:
+                continue  # no append this step: the cache holds the earlier steps' state
             others = every & ~(1 << i)
-            unwritten = (every == 0) if kind == "KV_CACHE" else (others == 0)
+            unwritten = False if kind == "KV_CACHE" else (others == 0)
             rules.append((bid, others, self._onchip(bid), unwritten))
         return rules
 

@@ -18,7 +18,7 @@ import pickle
 import tempfile
 from pathlib import Path
 
-from harness.options import positive_int, typed
+from harness.options import DEFAULT_RUNS_DIR, positive_int, typed
 from harness.pytest_support import run_id
 
 try:
@@ -26,7 +26,7 @@ try:
 except ImportError:  # not POSIX: parts are still computed, only sharing between workers is lost
     fcntl = None
 
-DEFAULT_SUMMARY = "results/megakernel/summary.json"
+DEFAULT_SUMMARY = "runs/megakernel_summary.json"  # publish with: python -m harness publish FILE
 
 
 def pytest_addoption(parser):
@@ -76,9 +76,9 @@ def pytest_sessionfinish(session):
             summary.update(pickle.loads(path.read_bytes())[0])
     for path in parts:
         path.unlink(missing_ok=True)
-    if any(key in summary for key in ("corpus", "throughput", "vm", "search")):
+    if any(key in summary for key in ("corpus", "throughput", "vm", "search", "executor")):
         records.write_summary(summary, _output(config, "mk_summary", DEFAULT_SUMMARY))
-        records.write_run(summary, _output(config, "runs_dir", "results/runs"))
+        records.write_run(summary, _output(config, "runs_dir", DEFAULT_RUNS_DIR))
 
 
 def _output(config, name: str, default: str) -> Path:

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import harness
-from harness.device import git_commit, git_dirty
-from harness.results import RunWriter, new_run_id, run_file_name, utc_now
+from harness.judge.device import git_commit, git_dirty
+from harness.records.results import RunWriter, new_run_id, run_file_name, utc_now
 
 SUMMARY_SCHEMA = "crucible.megakernel.summary/1.0"
 

@@ -1,4 +1,5 @@
-"""Schedule search: propose schedule configs, keep only validated and VM-correct ones, rank by cost.
+"""Schedule search: propose schedule configs, keep only validated and VM-correct ones, rank them by
+measured GPU time when a GPU is present (the megakernel executor), else by the cost model.
 
 Proposers are small objects with ``propose(model, history, rng, n) -> list`` returning
 ``ScheduleConfig``s (or config dicts, or whole schedule documents). ``random`` samples the space,
@@ -17,7 +18,6 @@ from harness.megakernel import cost
 from harness.megakernel.configs import PAGINGS, PRESETS, SM_POLICIES, ModelConfig, ScheduleConfig
 from harness.megakernel.lowering import lower
 from harness.megakernel.validator import validate
-from harness.registry import register
 
 VM_MAX_PARAMS = 4_000_000
 
@@ -26,7 +26,7 @@ VM_MAX_PARAMS = 4_000_000
 class Entry:
     config: ScheduleConfig | None
     origin: str
-    status: str                      # kept | infeasible | rejected | vm_mismatch
+    status: str                      # kept | infeasible | rejected | vm_mismatch | not_runnable | gpu_deadlock
     reason: str = ""
     cost: dict = field(default_factory=dict)
     vm_max_abs_err: float | None = None
@@ -35,6 +35,12 @@ class Entry:
     @property
     def makespan_us(self) -> float:
         return self.cost.get("makespan_us", float("inf"))
+
+    @property
+    def score_us(self) -> float:
+        """What the search ranks by: the measured GPU time where it was measured, else the estimate."""
+        measured = self.cost.get("gpu_us")
+        return measured if measured is not None else self.makespan_us
 
 
 def _tiles(n: int) -> list[int]:
@@ -65,7 +71,7 @@ class MutationProposer(RandomProposer):
     name = "mutation"
 
     def propose(self, model, history, rng, n) -> list:
-        kept = sorted((e for e in history if e.status == "kept"), key=lambda e: e.makespan_us)[:4]
+        kept = sorted((e for e in history if e.status == "kept"), key=lambda e: e.score_us)[:4]
         if not kept:
             return [self.sample(model, rng) for _ in range(n)]
         result = []
@@ -93,9 +99,26 @@ def _params(model: ModelConfig) -> int:
     return model.layers * per_layer + 2 * model.vocab * model.hidden
 
 
+def _gpu_present() -> bool:
+    """A GPU whose time means something: not under Triton's interpreter."""
+    import os
+
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+
+
 class Search:
-    def __init__(self, model: ModelConfig, proposers, seed: int = 0, vm_steps: int = 3, target: dict | None = None):
+    """``measure``: "auto" times every kept schedule on the GPU when one is present (the megakernel
+    executor), "off" ranks by the cost model only."""
+
+    def __init__(self, model: ModelConfig, proposers, seed: int = 0, vm_steps: int = 3, target: dict | None = None,
+                 measure: str = "auto"):
         self.model, self.rng, self.vm_steps, self.target = model, random.Random(seed), vm_steps, target
+        self.measure = measure == "auto" and _gpu_present()
+        self._weights = None
         self.proposers = [PROPOSERS[p]() if isinstance(p, str) else p for p in proposers]
         self.history: list[Entry] = []
         self.seen: set[str] = set()
@@ -112,7 +135,7 @@ class Search:
         return self.ranked()
 
     def ranked(self) -> list[Entry]:
-        return sorted((e for e in self.history if e.status == "kept"), key=lambda e: e.makespan_us)
+        return sorted((e for e in self.history if e.status == "kept"), key=lambda e: e.score_us)
 
     def _consider(self, proposal, origin: str) -> None:
         key = json.dumps(proposal.to_dict() if isinstance(proposal, ScheduleConfig) else proposal, sort_keys=True)
@@ -131,7 +154,24 @@ class Search:
         verdict = validate(doc)
         if not verdict.ok:
             return Entry(config, origin, "rejected", "; ".join(v["message"] for v in verdict.violations[:2]))
-        return self._vm_gate(Entry(config, origin, "kept", cost=cost.estimate(doc), doc=doc))
+        entry = self._vm_gate(Entry(config, origin, "kept", cost=cost.estimate(doc), doc=doc))
+        return self._timed(entry) if self.measure and entry.status == "kept" else entry
+
+    def _timed(self, entry: Entry) -> Entry:
+        from harness.megakernel.executor_check import device_weights
+        from harness.megakernel.executor_timing import schedule_ms
+
+        self._weights = self._weights or device_weights(self.model, seed=0, device="cuda")
+        try:
+            timing = schedule_ms(entry.doc, self._weights)
+        except UserError as error:   # e.g. more SM programs than this GPU has
+            entry.status, entry.reason = "not_runnable", str(error)
+            return entry
+        if not timing["ok"]:
+            entry.status, entry.reason = "gpu_deadlock", f"flagged on the GPU: {timing['deadlock']['stuck'][:2]}"
+            return entry
+        entry.cost["gpu_us"] = timing["median_ms"] * 1000
+        return entry
 
     def _vm_gate(self, entry: Entry) -> Entry:
         if entry.config is None:
@@ -165,17 +205,16 @@ def model_of(problem) -> ModelConfig:
                     f"{sorted(PRESETS)}), got {type(problem).__name__}")
 
 
-@register("generator", "schedule-search")
 class ScheduleSearch:
     """Generator: returns the kept schedules (JSON sources) for a model config, best first."""
 
     def __init__(self, budget: int = 24, seed: int = 0, proposers=("random", "mutation"),
-                 keep: int = 4, vm_steps: int = 3, target: dict | None = None):
+                 keep: int = 4, vm_steps: int = 3, target: dict | None = None, measure: str = "auto"):
         self.budget, self.seed, self.proposers, self.keep = budget, seed, list(proposers), keep
-        self.vm_steps, self.target = vm_steps, target
+        self.vm_steps, self.target, self.measure = vm_steps, target, measure
 
     def search(self, problem) -> Search:
-        search = Search(model_of(problem), self.proposers, self.seed, self.vm_steps, self.target)
+        search = Search(model_of(problem), self.proposers, self.seed, self.vm_steps, self.target, self.measure)
         search.run(self.budget)
         return search
 
@@ -186,5 +225,6 @@ class ScheduleSearch:
         return [Candidate(source=json.dumps(e.doc), label=e.config.name(),
                           provenance={"kind": "megakernel-schedule", "origin": e.origin,
                                       "config": e.config.to_dict(), "makespan_us": e.makespan_us,
+                                      "gpu_us": e.cost.get("gpu_us"),
                                       "max_sm_bytes": e.cost["max_sm_bytes"], "vm_max_abs_err": e.vm_max_abs_err})
                 for e in kept]

@@ -2,7 +2,7 @@
 
 Never raises: every problem becomes a violation. Classes found here: ``malformed``,
 ``dangling_ref``, ``caps_exceeded``, ``bad_threshold``, ``sm_out_of_range``, ``not_co_resident``,
-``write_readonly``. Ids are mapped to dense indices so the later passes work on lists and ints.
+``write_readonly``, ``tile_out_of_bounds``. Ids are mapped to dense indices so the later passes work on lists and ints.
 """
 
 from __future__ import annotations
@@ -332,23 +332,32 @@ def _regions(regions, outputs: list[int], buffers: dict, tid: int, r: _Reader) -
             r.add("malformed", f"task {tid}: a region names {bid!r}, which is not one of its outputs", task=tid)
             continue
         box = region.get("box")
-        if not _box_ok(box, r.c.buf_shape[b]):
+        fit = _box_fit(box, r.c.buf_shape[b])
+        if fit == "outside":
+            r.add("tile_out_of_bounds", f"task {tid}: its tile {box!r} reaches outside buffer {bid} "
+                  f"(shape {r.c.buf_shape[b]})", task=tid, buffer=bid, box=box, shape=r.c.buf_shape[b])
+            continue
+        if fit is not None:
             r.add("malformed", f"task {tid}: region box {box!r} does not fit buffer {bid}", task=tid, buffer=bid)
             continue
         boxes[b] = box
     return boxes
 
 
-def _box_ok(box, shape: list[int]) -> bool:
+def _box_fit(box, shape: list[int]) -> str | None:
+    """None for a box inside ``shape``; "outside" for a well-formed box that is not; else "bad"."""
     if type(box) is not list or len(box) != len(shape):
-        return False
+        return "bad"
+    outside = False
     for pair, dim in zip(box, shape):
         if type(pair) is not list or len(pair) != 2:
-            return False
+            return "bad"
         lo, hi = pair
-        if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= dim:
-            return False
-    return True
+        if type(lo) is not int or type(hi) is not int or hi <= lo:
+            return "bad"
+        if lo < 0 or hi > dim:
+            outside = True
+    return "outside" if outside else None
 
 
 # --------------------------------------------------------------------------- fast path
@@ -373,7 +382,32 @@ _NO_BOXES: dict = {}  # shared and never written: boxes are only read
 _MAX_FAST_SMS = 1024  # the fast reader keeps a list per SM; a larger target is read carefully
 
 
-def _fast(doc, proven: list | None = None) -> Compiled | None:
+def compile_unplaced(doc) -> Compiled | None:
+    """``doc`` with every task on an SM of its own (``placement.unplaced``), compiled without
+    building that document; None at a doubt (the caller then builds it and reads it carefully).
+    Tasks that do name an SM must name one of the real target's; unassigned ones count as SM 0
+    for co-residency, as AMK's loader would run them there if some task is assigned."""
+    try:
+        tasks, target = doc["tasks"], doc["target"]
+        real, resident = target["num_sms"], target.get("max_resident", target["num_sms"])
+        if type(real) is not int or type(resident) is not int or real < 1 or resident < 1:
+            return None
+        used = set()
+        for t in tasks:
+            sm = t["sm"]
+            if sm is not None:
+                if type(sm) is not int or not 0 <= sm < real:
+                    return None
+                used.add(sm)
+        if used and len(used | {0}) > resident:
+            return None
+        n = max(len(tasks), 1)
+        return _fast({**doc, "target": {**target, "num_sms": n, "max_resident": n}}, own_sms=True)
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError, IndexError):
+        return None
+
+
+def _fast(doc, proven: list | None = None, own_sms: bool = False) -> Compiled | None:
     """The compiled document, or None (or an exception) at the first doubt. ``proven`` receives
     the compiled document once everything but the tasks has been read; its task columns then
     grow by each task that passes."""
@@ -400,7 +434,7 @@ def _fast(doc, proven: list | None = None) -> Compiled | None:
             return None
     if proven is not None:
         proven.append(c)
-    return c if _fast_tasks(tasks, c) else None
+    return c if _fast_tasks(tasks, c, own_sms) else None
 
 
 # Known names only, so that a look-up both checks a name and classifies it (a KeyError: unknown).
@@ -455,7 +489,8 @@ def _fast_counters(counters: list, c: Compiled, type=type, int=int) -> bool:
     return True
 
 
-def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=dict, str=str, len=len) -> bool:
+def _fast_tasks(tasks: list, c: Compiled, own_sms: bool = False, type=type, int=int, list=list, dict=dict,
+                str=str, len=len) -> bool:
     # One tight loop that appends each task's fields to the columns, with the queue predecessors
     # and producer counts that hb.Graph would otherwise work out again, and whether every wait is
     # met by producers listed before its task (then the document order is an execution order, and
@@ -467,7 +502,7 @@ def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=di
     c.waits, c.boxes = waits_of, boxes_of
     num_sms, shapes, readonly = c.num_sms, c.buf_shape, c.readonly
     buffers, counters = len(shapes), len(c.counter_ids)
-    if num_sms > _MAX_FAST_SMS:
+    if num_sms > _MAX_FAST_SMS and not own_sms:
         return False
     last = [-1] * num_sms  # SM -> its last task so far
     made = [0] * counters  # producers per counter, so far
@@ -479,7 +514,7 @@ def _fast_tasks(tasks: list, c: Compiled, type=type, int=int, list=list, dict=di
         i += 1
         # one statement per field: a multiple assignment of more than three builds a tuple
         tid = t["id"]
-        sm = t["sm"]
+        sm = i if own_sms else t["sm"]
         oc = t["out_counter"]
         ins = t["inputs"]
         outs = t["outputs"]

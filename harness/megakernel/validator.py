@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.megakernel import loader_check
 from harness.megakernel.hb import Graph, Order, bits, run
+from harness.megakernel.opcheck import op_findings
+from harness.megakernel.placement import needs_placement
 from harness.megakernel.structure import Compiled, compile_document, violation
 
-DEADLOCK_CLASSES = ("wait_unproduced", "threshold_exceeds_producers", "self_wait", "cycle", "queue_order")
+DEADLOCK_CLASSES = ("wait_unproduced", "threshold_exceeds_producers", "self_wait", "cycle", "queue_order",
+                    "dependency_cycle")
 RACE_CLASSES = ("raw", "kv_before_append", "first_k_of_n", "waw", "war_page", "onchip_cross_sm",
                 "read_unwritten", "output_unwritten")
 STRUCTURAL_CLASSES = ("malformed", "dangling_ref", "caps_exceeded", "bad_threshold", "sm_out_of_range",
-                      "not_co_resident", "write_readonly")
+                      "not_co_resident", "write_readonly", "tile_out_of_bounds", "bad_op")
 _RACE_LIMIT = 8  # violations kept per verdict; the rest are counted in stats['more_violations']
 
 
@@ -26,6 +30,11 @@ class Verdict:
     ok: bool
     violations: list[dict] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
+    # For schedules AMK's loader places (loader_check.py): safe_any_placement, safe_amk_loader or
+    # unsafe, and the placed document a witness refers to (None when it was not built:
+    # loader_check.placed_document builds it).
+    safety: str | None = None
+    placed: object = None
 
     @property
     def classes(self) -> list[str]:
@@ -36,12 +45,17 @@ class Verdict:
         return self.violations[0]["family"] if self.violations else None
 
     def to_dict(self) -> dict:
-        return {"verdict": "accepted" if self.ok else "rejected", "ok": self.ok,
-                "classes": self.classes, "violations": self.violations, "stats": self.stats}
+        out = {"verdict": "accepted" if self.ok else "rejected", "ok": self.ok,
+               "classes": self.classes, "violations": self.violations, "stats": self.stats}
+        if self.safety is not None:
+            out["safety"] = self.safety
+        return out
 
     def report(self) -> str:
         head = "ACCEPTED" if self.ok else "REJECTED"
         lines = [f"{head}: {self.stats.get('tasks', '?')} tasks on {self.stats.get('sms', '?')} SMs"]
+        if self.safety is not None:
+            lines[0] += f" ({_SAFETY_WORDS[self.safety]})"
         for v in self.violations:
             lines.append(f"  [{v['family']}/{v['class']}] {v['message']}")
             if v["witness"]:
@@ -49,17 +63,43 @@ class Verdict:
         return "\n".join(lines)
 
 
+_SAFETY_WORDS = {"safe_any_placement": "safe under any placement",
+                 "safe_amk_loader": "safe under AMK's loader placement, not under every placement",
+                 "unsafe": "unsafe"}
+
+
 def validate(doc) -> Verdict:
-    """The verdict on one schedule document (a parsed JSON value of any shape)."""
+    """The verdict on one schedule document (a parsed JSON value of any shape). A schedule with
+    unassigned SMs (or AMK's queue order) is judged as AMK's loader places it and under every
+    placement (``loader_check.py``; the verdict's ``safety`` says which holds)."""
+    if type(doc) is dict and doc.get("queues") == "amk_loader":
+        return _placed_by_loader(doc)
     c, found = compile_document(doc)
-    if c is None:
+    if c is None:  # (a null SM reads as malformed here: only then is it worth looking for one)
+        if needs_placement(doc):
+            return _placed_by_loader(doc)
         return Verdict(False, found, {"phase": "structure"})
+    if doc.get("ops") == "amk":
+        found = op_findings(doc)
+        if found:
+            return Verdict(False, found, {"phase": "ops"})
     try:
         return _semantic(c)
     except Exception as error:  # a validator bug must still fail safe, and be visible
-        return Verdict(False, [violation("internal_error", "structural",
-                                         f"validator error {type(error).__name__}: {error}")],
-                       {"phase": "internal"})
+        return _internal(error)
+
+
+def _placed_by_loader(doc: dict) -> Verdict:
+    try:
+        return loader_check.check(doc, validate, Verdict, _semantic)
+    except Exception as error:  # a validator bug must still fail safe, and be visible
+        return _internal(error)
+
+
+def _internal(error: Exception) -> Verdict:
+    return Verdict(False, [violation("internal_error", "structural",
+                                     f"validator error {type(error).__name__}: {error}")],
+                   {"phase": "internal"})
 
 
 def _semantic(c: Compiled) -> Verdict:
@@ -246,8 +286,11 @@ def _reads(c, g, hb: Order, writers: list[int], found: _Found) -> None:
             if b in readonly:
                 continue
             w = writers[b]
-            # unwritten: no other writer (a KV cache: no writer at all, its own append counts)
-            if (not w or w == bit) and (not w or kinds[b] != "KV_CACHE"):
+            # unwritten: no other writer. A KV cache nobody appends to this step holds the
+            # earlier steps' state (safe to read), and a task's own append counts.
+            if not w and kinds[b] == "KV_CACHE":
+                continue
+            if (not w or w == bit) and kinds[b] != "KV_CACHE":
                 if found.skip():
                     continue
                 found.add(violation("read_unwritten", "race", f"task {c.task_ids[t]} reads "

@@ -22,7 +22,7 @@ class ModelRun:
     """The reference model and one set of its inputs, as the judge would make them."""
 
     def __init__(self, problem: Any, opts: Any):
-        from harness.reference import ReferenceEnv
+        from harness.judge.reference import ReferenceEnv
 
         self.env = ReferenceEnv(problem, opts.device, opts.precision, CAPTURE_SECRET, opts.allow_tf32)
         self.model = self.env.model
@@ -33,7 +33,7 @@ class ModelRun:
     def reference_output(self) -> list:
         import torch
 
-        from harness.checks import flatten_outputs
+        from harness.judge.checks import flatten_outputs
 
         with torch.no_grad():
             return flatten_outputs(self.model(*snapshot(self.inputs))) or []
@@ -83,7 +83,7 @@ class ModelRun:
     def _check_same(self, output: Any) -> None:
         import torch
 
-        from harness.checks import flatten_outputs
+        from harness.judge.checks import flatten_outputs
 
         traced, direct = flatten_outputs(output), self.reference_output()
         same = traced is not None and len(traced) == len(direct) and all(

@@ -24,8 +24,9 @@ from typing import Any
 from harness.candidate import Candidate
 from harness.errors import UserError
 from harness.llm.session import LLMOptions, LLMSession, positive_int, refuse_unknown, resolve_provider
+from harness.llm_options import LLM_OPTIONS
 from harness.registry import register
-from harness.usage import Usage
+from harness.records.usage import Usage
 from submitters.mkevolve.compose import compose
 from submitters.mkevolve.evolve import STAGES, Evolution
 from submitters.mkevolve.search import SearchShape, UnitSearch
@@ -39,6 +40,7 @@ DEFAULT_MERGE_SHARE = 0.25
 @register("generator", "mkevolve")
 class MKEvolve:
     name = "mkevolve"
+    options = LLM_OPTIONS
 
     def __init__(self, **options: Any):
         options = dict(options)
@@ -90,7 +92,7 @@ class HarnessJudge:
         self.cache = None
 
     def __call__(self, subproblem: Any, source: str) -> dict:
-        from harness.evaluate import EvalCache, evaluate
+        from harness.judge.evaluate import EvalCache, evaluate
 
         key = (subproblem.id, subproblem.source_sha, Candidate(source).sha)
         if key not in self.records:
@@ -105,7 +107,7 @@ class Run:
     """One problem through the four stages; ``candidate()`` is the result."""
 
     def __init__(self, generator: MKEvolve, problem: Any, ctx: Any, session: LLMSession, verify: Any):
-        from harness.evaluate import EvalOptions
+        from harness.judge.evaluate import EvalOptions
 
         self.generator, self.problem, self.ctx, self.session = generator, problem, ctx, session
         self.opts = getattr(ctx, "options", None) or EvalOptions()
@@ -221,6 +223,7 @@ class Run:
                 history=[self._describe(decomposition, u) for u in evolution.replaced],
                 merges=evolution.merges, composition=self.composition, kernels=len(kernels),
                 merge_policy="measured time" if self.measured else "byte heuristic (speed not measured)")
+        provenance.update(self.session.endpoint_facts())  # retries, and an endpoint failure that ended it
         provenance.update(extra)
         count = provenance.get("kernels", 0)
         label = f"mkevolve composition ({count} kernel{'s' if count != 1 else ''})" if source else "mkevolve: none"

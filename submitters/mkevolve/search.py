@@ -18,7 +18,7 @@ from typing import Any, Callable
 from harness.candidate import Candidate
 from harness.llm.extract import extract_code
 from harness.llm.prompts import feedback_text, generation_messages, repair_messages
-from harness.usage import Usage
+from harness.records.usage import Usage
 from submitters.mkevolve.units import Proposal, Unit
 
 DETERMINISTIC_PROVIDERS = frozenset({"builtin"})

@@ -33,7 +33,7 @@ def judge_source(spec: SubSpec, title: str, capture: Path) -> str:
         # The capture is kept on the CPU; each trial's copy is made on the judge's device (the
         # harness calls get_inputs under `with torch.device(...)`) and perturbed there, in place:
         # perturbing a full-size activation on the CPU took minutes per proposal on the H200 box
-        # (L1/23's 6.4 GB input, docs/MEASUREMENTS.md).
+        # (L1/23's 6.4 GB input).
         "def get_inputs():\n    device = torch.get_default_device()\n"
         "    return [_perturbed(t.to(device=device, copy=True)) for t in _CAPTURED[\"inputs\"]]",
         "def _perturbed(t):\n    if t.is_floating_point():\n"

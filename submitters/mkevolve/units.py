@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 # Unit statuses. A unit is searched while ``pending``; ``failed`` units are split (or given up on),
 # ``split`` and ``merged`` units are replaced by their children / their merge.

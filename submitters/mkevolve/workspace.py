@@ -109,7 +109,7 @@ class Workspace:
         return captured
 
     def _build(self, unit: Unit, inputs: list) -> None:
-        from harness.problem import problem_from_source
+        from harness.problems.problem import problem_from_source
 
         spec = self.decomposition.spec(unit)
         stem = f"{unit.span[0]}_{unit.span[1]}"

@@ -2,7 +2,7 @@
 
 The suite's options and the once-per-run sharing of its parts between xdist workers are in
 harness.megakernel.pytest_hooks (a plugin, so the xdist controller has them too); here are only
-the fixtures that hand each part to the tests.
+the fixtures that hand each part to the tests, and the skip when the named generator writes no schedules.
 """
 
 from __future__ import annotations
@@ -11,6 +11,15 @@ import pytest
 
 from harness.megakernel import corpus, suite
 from harness.megakernel.pytest_hooks import shared_part as _shared
+from harness.pytest_support import skip_reason
+
+
+@pytest.fixture(scope="session", autouse=True)
+def mk_applies(request):
+    """The suite checks schedules: it runs with no --generator (CI) or one that writes schedules."""
+    reason = skip_reason(request.config, "megakernel")
+    if reason:
+        pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -40,3 +49,9 @@ def mk_vm(request):
 @pytest.fixture(scope="session")
 def mk_search(request):
     return _shared(request.config, "search", suite.search_part)[1]
+
+
+@pytest.fixture(scope="session")
+def mk_executor(request):
+    return _shared(request.config, "executor", suite.executor_part)[1]
+

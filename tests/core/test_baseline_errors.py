@@ -1,9 +1,9 @@
 """A baseline that fails (torch.compile's inductor erring in its compile subprocess, say) leaves its
 whole cause in the record, in the details file, not only the remark's first 200 characters."""
 
-from harness import evaluate as evaluate_module
-from harness.evaluate import EvalCache, EvalOptions, _bounded_reason, evaluate
-from harness.results import RunWriter, load_records
+from harness.judge import evaluate as evaluate_module
+from harness.judge.evaluate import EvalCache, EvalOptions, _bounded_reason, evaluate
+from harness.records.results import RunWriter, load_records
 
 
 def test_a_long_reason_keeps_its_head_and_its_innermost_cause():
@@ -15,15 +15,15 @@ def test_a_long_reason_keeps_its_head_and_its_innermost_cause():
 
 
 def test_a_failed_baseline_is_a_remark_and_its_whole_reason_reaches_the_details_file(tmp_path, scale_relu, monkeypatch):
-    real_baseline = evaluate_module.baseline
+    real_check = evaluate_module._check_baseline
     cause = "InductorError: SubprocException: " + "frame\n" * 2_000 + "ptxas fatal: the innermost cause"
 
-    def compile_fails(problem, kind, opts, cache):
+    def compile_fails(worker, kind, env, opts, cache):
         if kind == "eager":
-            return real_baseline(problem, kind, opts, cache)
-        return {"kind": kind, "status": "runtime_error", "reason": cause, "stats": None, "worker_output": ""}
+            return real_check(worker, kind, env, opts, cache)
+        return {"status": "runtime_error", "reason": cause, "worker_output": ""}
 
-    monkeypatch.setattr(evaluate_module, "baseline", compile_fails)
+    monkeypatch.setattr(evaluate_module, "_check_baseline", compile_fails)
     opts = EvalOptions(device="cpu", trials=2, compile_baseline="on")
     record = evaluate(scale_relu, scale_relu.source + "\n\nModelNew = Model\n", opts, EvalCache(), baseline=True)
     assert record["status"] == "ok" and record["eager_ms"] and record["compile_ms"] is None
@@ -43,7 +43,9 @@ def test_a_baseline_failing_in_its_worker_keeps_the_tracebacks_innermost_cause(s
         "\n\nclass ModelNew(Model):\n"
         "    def forward(self, *args):\n"
         "        raise RuntimeError('SubprocException: ' + 'frame\\n' * 400 + 'ptxas fatal: the innermost cause')\n")
-    monkeypatch.setattr(evaluate_module, "compile_source", lambda problem: failing)
+    real_source = evaluate_module.baseline_source
+    monkeypatch.setattr(evaluate_module, "baseline_source",
+                        lambda problem, kind: failing if kind == "compile" else real_source(problem, kind))
     opts = EvalOptions(device="cpu", trials=2, compile_baseline="on")
     record = evaluate(scale_relu, scale_relu.source + "\n\nModelNew = Model\n", opts, EvalCache(), baseline=True)
     assert record["status"] == "ok" and record["compile_ms"] is None

@@ -1,10 +1,10 @@
-"""python -m harness.baselines: one entry per problem from reference runs, the latest value of each
+"""python -m harness.records.baselines: one entry per problem from reference runs, the latest value of each
 field winning, with the timer and a reference speedup outside 0.9-1.1 named as unsettled."""
 
 import json
 
-from harness import baselines
-from harness.results import RunWriter
+from harness.records import baselines
+from harness.records.results import RunWriter
 
 
 def _record(pid, level, **fields):

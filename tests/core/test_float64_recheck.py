@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness import checks
+from harness.judge import checks
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "problems"
 HEADER = "import torch\nimport torch.nn as nn\n"
@@ -83,25 +83,25 @@ def test_a_mismatch_in_a_second_output_is_judged_on_every_output():
 
 @pytest.fixture(scope="module")
 def cancellation():
-    from harness.problem import load_problem
+    from harness.problems.problem import load_problem
 
     return load_problem(FIXTURES / "2_Cancellation.py", size="small", level=1)
 
 
 def _opts(timing: bool):
-    from harness.evaluate import EvalOptions
-    from harness.judge import WorkerLimits
-    from harness.stats import StopRule
-    from harness.timing import TimingPlan
+    from harness.judge.evaluate import EvalOptions
+    from harness.judge.workers import WorkerLimits
+    from harness.records.stats import StopRule
+    from harness.judge.timing import TimingPlan
 
-    return EvalOptions(timing=timing, trials=5, plan=TimingPlan(stop=StopRule(min_calls=5, budget_ms=50)),
+    return EvalOptions(timing=timing, trials=5, plan=TimingPlan(stop=StopRule(min_rounds=3, budget_ms=50)),
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=30, call_s=30))
 
 
 def test_the_judge_accepts_an_exact_candidate_against_an_inexact_reference_and_says_so(cancellation):
     """Judged for real (spawned worker, five trials, timed outputs checked): the exact answer ``a``
     misses 1e-4 against the float32 reference on most elements, and passes against float64."""
-    from harness.evaluate import EvalCache, evaluate
+    from harness.judge.evaluate import EvalCache, evaluate
 
     record = evaluate(cancellation, candidate("a.clone()"), _opts(timing=True), EvalCache())
     assert record["status"] == "ok", record["reason"]
@@ -118,7 +118,8 @@ def test_the_judge_accepts_an_exact_candidate_against_an_inexact_reference_and_s
 
 
 def test_the_reference_itself_needs_no_second_look(cancellation):
-    from harness.evaluate import EvalCache, eager_source, evaluate
+    from harness.judge.baseline_workers import eager_source
+    from harness.judge.evaluate import EvalCache, evaluate
 
     record = evaluate(cancellation, eager_source(cancellation), _opts(timing=False), EvalCache())
     assert record["status"] == "ok" and "float64_recheck" not in record["checks"]
@@ -130,7 +131,7 @@ def test_the_reference_itself_needs_no_second_look(cancellation):
     ("torch.where(a > 2.0, float('nan'), (a + b) - b)", "NaN/Inf positions differ"),      # no second look
 ])
 def test_a_candidate_off_by_more_than_the_reference_is_still_incorrect(cancellation, expression, reason):
-    from harness.evaluate import EvalCache, evaluate
+    from harness.judge.evaluate import EvalCache, evaluate
 
     record = evaluate(cancellation, candidate(expression), _opts(timing=False), EvalCache())
     assert record["status"] == "incorrect"

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from harness.device import git_dirty, provenance
+from harness.judge.device import git_dirty, provenance
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

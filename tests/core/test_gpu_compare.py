@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.results import load_records
+from harness.records.results import load_records
 
 REPO = Path(__file__).resolve().parents[2]
-RUNS = REPO / "results" / "runs" / "h100" / "starter_2026-12-06_z5"
+RUNS = REPO / "results" / "runs" / "h100" / "starter_repeat"
 
 
 def latest_by_problem(*folders: Path) -> dict:

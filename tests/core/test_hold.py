@@ -1,4 +1,4 @@
-"""The SM-filling hold queued before each timed CUDA window (harness.worker.hold).
+"""The SM-filling hold queued before each timed CUDA window (harness.judge.worker.hold).
 
 The record checks run everywhere; the hold itself needs a GPU (marked ``gpu``)."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.worker.guards import flags_for
-from harness.worker.hold import START_SPREAD_LIMIT_US, block_shape, hold_findings
+from harness.judge.worker.guards import flags_for
+from harness.judge.worker.hold import START_SPREAD_LIMIT_US, block_shape, hold_findings
 
 HOLD_NS = 200_000
 
@@ -62,7 +62,7 @@ def test_hold_keeps_a_side_stream_kernel_out_until_it_ends():
     import triton.language as tl
     from triton.language.extra.cuda import globaltimer
 
-    from harness.worker.hold import Hold
+    from harness.judge.worker.hold import Hold
 
     @triton.jit
     def stamp(out):
@@ -94,10 +94,10 @@ def test_the_hold_is_on_by_default_off_by_one_switch_and_named_in_the_timer(monk
     """On by default; CRUCIBLE_CUDA_HOLD=0 in the judge's environment turns it off. The judge hands
     its choice to CUDA workers alone, and the run header's timer names it, so a run file of the other
     timer refuses --resume."""
-    from harness.judge import WorkerSession
-    from harness.runner import CUDA_TIMER, HOLD_TIMER, cuda_timer
-    from harness.worker.hold import SWITCH, requested
-    from harness.worker.main import _build_hold
+    from harness.judge.workers import WorkerSession
+    from harness.executors.runner import CUDA_TIMER, HOLD_TIMER, cuda_timer
+    from harness.judge.worker.hold import SWITCH, requested
+    from harness.judge.worker.main import _build_hold
 
     assert requested({}) and requested({SWITCH: "1"}) and not requested({SWITCH: "0"})
     assert cuda_timer({SWITCH: "0"}) == CUDA_TIMER == "cuda_events+device_sync-round_trip_floor,host_floor"
@@ -128,18 +128,18 @@ def test_with_the_hold_on_a_launch_hook_cheat_is_flagged_and_an_honest_matmul_is
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
-    from harness.evaluate import EvalCache, evaluate
-    from harness.exploits_cli import ROOT, case_options, find_problem
-    from harness.worker.hold import SWITCH
+    from harness.judge.evaluate import EvalCache, evaluate
+    from harness.exploits_cli import CORPUS, case_options, find_problem
+    from harness.judge.worker.hold import SWITCH
 
     monkeypatch.setenv(SWITCH, "1")   # spares are keyed by their environment: none without it is adopted
     problem = find_problem("2_Matmul")
     opts = case_options({"timing": True}, "cuda")
     cache = EvalCache()
-    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_matmul.py").read_text(), opts, cache)
+    honest = evaluate(problem, (CORPUS / "00_control_matmul.py").read_text(), opts, cache)
     assert honest["status"] == "ok" and honest["hold"]["blocks"] > 0, honest
     assert "timer_patched" not in honest["flags"], honest
-    cheat = evaluate(problem, (ROOT / "tests/exploits/corpus/15_side_stream_launch_hook_gpu.py").read_text(), opts, cache)
+    cheat = evaluate(problem, (CORPUS / "15_side_stream_launch_hook_gpu.py").read_text(), opts, cache)
     assert "timer_patched" in cheat["flags"], {k: cheat.get(k) for k in ("status", "flags", "remarks", "reason")}
 
 
@@ -152,16 +152,16 @@ def test_an_answer_computed_on_the_host_before_the_window_opens_gains_nothing(mo
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA")
-    from harness.evaluate import EvalCache, evaluate
-    from harness.exploits_cli import ROOT, case_options, find_problem
-    from harness.worker.hold import SWITCH
+    from harness.judge.evaluate import EvalCache, evaluate
+    from harness.exploits_cli import CORPUS, case_options, find_problem
+    from harness.judge.worker.hold import SWITCH
 
     monkeypatch.setenv(SWITCH, "1" if hold_on else "0")
     problem = find_problem("7_Small_Matmul")
     opts = case_options({"timing": True}, "cuda")
     cache = EvalCache()
-    honest = evaluate(problem, (ROOT / "tests/exploits/corpus/00_control_small_matmul_gpu.py").read_text(), opts, cache)
-    cheat = evaluate(problem, (ROOT / "tests/exploits/corpus/15_side_stream_host_compute_gpu.py").read_text(), opts, cache)
+    honest = evaluate(problem, (CORPUS / "00_control_small_matmul_gpu.py").read_text(), opts, cache)
+    cheat = evaluate(problem, (CORPUS / "15_side_stream_host_compute_gpu.py").read_text(), opts, cache)
     assert honest["status"] == "ok" and cheat["status"] == "ok", (honest.get("reason"), cheat.get("reason"))
     assert bool(honest.get("hold")) == hold_on and bool(cheat.get("hold")) == hold_on
     assert cheat["candidate_ms"] >= honest["candidate_ms"], (
@@ -175,7 +175,7 @@ def test_a_cuda_window_is_charged_at_least_the_calls_host_time():
     floor, and the call's own host time (a call that computes on the host while the GPU is held)."""
     import types
 
-    from harness.worker.handlers import _timed_call
+    from harness.judge.worker.handlers import _timed_call
 
     class ScriptedGuards:
         def __init__(self, clock_ns, stream_ms, window_ms):

@@ -5,7 +5,7 @@ import json
 
 
 def test_trace_is_off_unless_asked(monkeypatch):
-    from harness import memtrace
+    from harness.judge import memtrace
 
     monkeypatch.delenv(memtrace.ENV, raising=False)
     assert not memtrace.enabled()
@@ -15,7 +15,7 @@ def test_trace_is_off_unless_asked(monkeypatch):
 def test_trace_without_cuda_writes_the_error_and_does_not_raise(monkeypatch, tmp_path):
     import torch
 
-    from harness import memtrace
+    from harness.judge import memtrace
 
     path = tmp_path / "trace.ndjson"
     monkeypatch.setenv(memtrace.ENV, str(path))
@@ -30,7 +30,7 @@ def test_trace_without_cuda_writes_the_error_and_does_not_raise(monkeypatch, tmp
 
 
 def test_process_table_is_parsed_from_torch_text():
-    from harness.memtrace import _processes
+    from harness.judge.memtrace import _processes
 
     class FakeTorch:
         class cuda:
@@ -42,7 +42,7 @@ def test_process_table_is_parsed_from_torch_text():
 
 
 def test_timed_calls_that_called_cudamalloc_are_counted_after_warmup_only():
-    from harness.timing import TimingOutcome, _account
+    from harness.judge.timing import TimingOutcome, _account
 
     outcome = TimingOutcome()
     _account(outcome, {"device_allocs": [1, 1, 1]}, [1.0, 1.0, 1.0], 10.0, record=False)  # warm-up
@@ -55,7 +55,7 @@ def test_timed_calls_that_called_cudamalloc_are_counted_after_warmup_only():
 
 
 def test_malloc_remark_names_who_and_how_often():
-    from harness.evaluate import _note_mallocs
+    from harness.judge.evaluate import _note_mallocs
 
     record = {"remarks": []}
     _note_mallocs(record, "eager", 0, 10)
@@ -66,7 +66,7 @@ def test_malloc_remark_names_who_and_how_often():
 
 
 def test_allocator_counts_read_the_allocator_statistics():
-    from harness.worker.handlers import allocator_counts
+    from harness.judge.worker.handlers import allocator_counts
 
     class FakeTorch:
         class cuda:
@@ -84,7 +84,7 @@ def test_allocator_counts_read_the_allocator_statistics():
 
 
 def test_trace_fields_carry_a_timed_batchs_times_allocations_and_idle_gap():
-    from harness.judge import _trace_fields
+    from harness.judge.workers import _trace_fields
 
     reply = {"times_ms": [1.5, 1.6], "device_allocs": [0, 1], "device_frees": [0, 0], "alloc_retries": [0, 0]}
     fields = _trace_fields({"op": "time"}, reply, started=10.25, wall_s=0.004, last_reply_at=10.0)

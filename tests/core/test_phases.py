@@ -1,12 +1,12 @@
 """A record says where its evaluation's wall time went (``phases_s``): the worker's start, load,
-correctness, timing, and each baseline the first time a run measures it."""
+correctness, timing, and each baseline's start and check the first time a run uses it."""
 
 from __future__ import annotations
 
-from harness.evaluate import EvalCache, EvalOptions, evaluate
-from harness.judge import WorkerLimits
-from harness.stats import StopRule
-from harness.timing import TimingPlan
+from harness.judge.evaluate import EvalCache, EvalOptions, evaluate
+from harness.judge.workers import WorkerLimits
+from harness.records.stats import StopRule
+from harness.judge.timing import TimingPlan
 
 GOOD = """import torch
 import torch.nn as nn
@@ -25,7 +25,7 @@ HANG = GOOD.replace("return torch.relu", "import time\n        time.sleep(3600)\
 
 def _opts(**changes) -> EvalOptions:
     limits = WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=5, call_s=5)
-    return EvalOptions(trials=3, plan=TimingPlan(stop=StopRule(min_calls=5, budget_ms=50)), limits=limits, **changes)
+    return EvalOptions(trials=3, plan=TimingPlan(stop=StopRule(min_rounds=3, budget_ms=50)), limits=limits, **changes)
 
 
 def test_a_timed_record_has_every_phase_and_the_eager_baseline_only_once(scale_relu):
@@ -34,13 +34,14 @@ def test_a_timed_record_has_every_phase_and_the_eager_baseline_only_once(scale_r
     second = evaluate(scale_relu, GOOD, _opts(), cache)
     assert first["status"] == second["status"] == "ok"
     phases = first["phases_s"]
-    assert {"spawn", "ready", "load", "correctness", "timing", "close"} <= set(phases["candidate"])
-    assert {"load", "correctness", "timing"} <= set(phases["eager"])
+    assert {"spawn", "ready", "load", "correctness", "baselines", "timing", "close"} <= set(phases["candidate"])
+    assert {"ready", "load", "correctness", "check"} <= set(phases["eager"])  # its start and check; timed with the candidate
     assert "compile" not in phases  # off on the CPU by default
-    assert "eager" not in second["phases_s"]  # the run measured it once, for the first record
+    assert phases["eager"]["check"] <= phases["candidate"]["baselines"] + 1e-3
+    assert "eager" not in second["phases_s"]  # started and checked once for the problem, for the first record
     for record in (first, second):
-        spent = record["phases_s"]["reference"] + sum(
-            sum(laps.values()) for name, laps in record["phases_s"].items() if name != "reference")
+        # A baseline's start and check happen inside the candidate's "baselines" lap.
+        spent = record["phases_s"]["reference"] + sum(record["phases_s"]["candidate"].values())
         assert all(v >= 0 for laps in record["phases_s"].values() if isinstance(laps, dict) for v in laps.values())
         assert 0 < spent <= record["elapsed_s"] + 1e-3
 

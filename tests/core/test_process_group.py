@@ -7,7 +7,7 @@ import secrets
 import time
 from pathlib import Path
 
-from harness.evaluate import EvalCache, evaluate
+from harness.judge.evaluate import EvalCache, evaluate
 from tests.core.test_verdicts import GOOD
 
 
@@ -48,9 +48,9 @@ with open({str(note)!r}, "w") as handle:
 
 JUDGE = '''
 import sys
-from harness.evaluate import EvalCache, EvalOptions, evaluate
-from harness.judge import WorkerLimits
-from harness.problem import load_problem
+from harness.judge.evaluate import EvalCache, EvalOptions, evaluate
+from harness.judge.workers import WorkerLimits
+from harness.problems.problem import load_problem
 
 problem = load_problem(sys.argv[1], size="small", level=1)
 opts = EvalOptions(timing=False, trials=3, limits=WorkerLimits(memory_bytes=3 << 30, load_s=120, first_call_s=20, call_s=20))
@@ -60,8 +60,8 @@ evaluate(problem, open(sys.argv[2]).read(), opts, EvalCache())
 
 def test_a_busy_worker_ends_soon_after_its_judge_is_killed(tmp_path):
     """A judge killed from outside (a time limit's SIGKILL) cannot close its workers; one busy in a
-    long request would not read the closed channel and would keep loading the machine (on an H100,
-    2026-12-05, beside the next run's timings). The worker's watcher ends it within about a second."""
+    long request would not read the closed channel and would keep loading the machine (seen on an H100,
+    beside the next run's timings). The worker's watcher ends it within about a second."""
     import signal
     import subprocess
     import sys

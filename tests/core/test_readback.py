@@ -1,4 +1,4 @@
-"""Checked timed outputs travel back through judge-owned readback buffers (harness.timing).
+"""Checked timed outputs travel back through judge-owned readback buffers (harness.judge.timing).
 
 The worker copies each timed output into the slot for its place in the batch, a buffer the judge
 shared with it once, and lets go of it, so its own output blocks are never shared and never held
@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from harness import timing
-from harness.worker import handlers
+from harness.judge import timing
+from harness.judge.worker import handlers
 
 
 class _Session:
@@ -141,14 +141,14 @@ def test_the_worker_lets_go_of_each_output_before_the_next_call(scale_relu, memo
     window on the GPU: held until the cyclic collector ran (a frame kept alive by a reference cycle in
     the worker's thread scan), or kept until the judge read the batch's checked outputs (several sets
     a batch). Here such an output turns the candidate's answer wrong."""
-    from harness.evaluate import EvalCache, EvalOptions, evaluate
-    from harness.judge import WorkerLimits
-    from harness.stats import StopRule
-    from harness.timing import TimingPlan
+    from harness.judge.evaluate import EvalCache, EvalOptions, evaluate
+    from harness.judge.workers import WorkerLimits
+    from harness.records.stats import StopRule
+    from harness.judge.timing import TimingPlan
 
     opts = EvalOptions(trials=3, plan=TimingPlan(stop=StopRule(budget_ms=50), memory_budget_bytes=memory_budget),
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=20, call_s=20))
     record = evaluate(scale_relu, LIFETIME_PROBE, opts, EvalCache())
     assert record["status"] == "ok", record["reason"]
-    assert record["timed_outputs_checked"] >= 10
+    assert record["timed_outputs_checked"] >= 8  # at least the 8 rounds of the stop rule, each checked
     assert (record["timed_input_sets"] == 1) == (memory_budget == 1)

@@ -6,9 +6,9 @@ import json
 import pytest
 
 from harness.errors import UserError
-from harness.evaluate import EvalOptions
-from harness.results import RunWriter, completed_keys, load_records, resume_conflicts, run_segments
-from harness.runner import Runner
+from harness.judge.evaluate import EvalOptions
+from harness.records.results import RunWriter, completed_keys, load_records, resume_conflicts, run_segments
+from harness.executors.runner import Runner
 
 
 def _header(run_id, device="NVIDIA H200", commit="aaa", size="full", precision="fp32"):
@@ -89,9 +89,10 @@ def test_runner_resumes_a_run_of_the_same_settings_and_skips_its_problems(tmp_pa
 
 
 def test_the_compile_baseline_gets_a_first_call_limit_for_whole_networks():
-    from harness.evaluate import COMPILE_FIRST_CALL_S, _with_compile_time
+    from harness.judge.baseline_workers import COMPILE_FIRST_CALL_S, baseline_options
 
     opts = EvalOptions()
-    longer = _with_compile_time(opts)
+    longer = baseline_options(opts, "compile")
+    assert baseline_options(opts, "eager") is opts
     assert longer.limits.first_call_s == COMPILE_FIRST_CALL_S > opts.limits.first_call_s
     assert opts.limits.first_call_s == 120.0  # the candidates' limit is untouched

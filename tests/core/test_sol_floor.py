@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import sol
+from harness.judge import sol
 
 HEADER = "import torch\nimport torch.nn as nn\n\n"
 CONV = HEADER + '''class Model(nn.Module):
@@ -66,12 +66,12 @@ def test_the_flag_floor_is_the_sol_floor_without_convolution_flops():
 
 
 def _opts():
-    from harness.evaluate import EvalOptions
-    from harness.judge import WorkerLimits
-    from harness.stats import StopRule
-    from harness.timing import TimingPlan
+    from harness.judge.evaluate import EvalOptions
+    from harness.judge.workers import WorkerLimits
+    from harness.records.stats import StopRule
+    from harness.judge.timing import TimingPlan
 
-    return EvalOptions(timing=True, trials=5, plan=TimingPlan(stop=StopRule(min_calls=5, budget_ms=50)),
+    return EvalOptions(timing=True, trials=5, plan=TimingPlan(stop=StopRule(min_rounds=3, budget_ms=50)),
                        limits=WorkerLimits(memory_bytes=3 << 30, load_s=60, first_call_s=30, call_s=30))
 
 
@@ -84,14 +84,15 @@ def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_co
     reference achieved (a peak is never below what the reference did): the matmul candidate, many
     times faster than its row-by-row reference, is still flagged; the convolution, whose flag floor
     is its bytes, is not, and its SOL fraction says it beat the nominal floor."""
-    import harness.device
-    from harness.evaluate import EvalCache, eager_source, evaluate
-    from harness.problem import load_problem
+    import harness.judge.device
+    from harness.judge.baseline_workers import eager_source
+    from harness.judge.evaluate import EvalCache, evaluate
+    from harness.problems.problem import load_problem
 
     path = tmp_path / "1_Floor.py"
     path.write_text(source)
     problem = load_problem(path, size="full", level=1)
-    monkeypatch.setattr(harness.device, "peaks", lambda device: PEAKS)
+    monkeypatch.setattr(harness.judge.device, "peaks", lambda device: PEAKS)
     record = evaluate(problem, candidate or eager_source(problem), _opts(), EvalCache())
     assert record["status"] == "ok", record["reason"]
     assert record["candidate_ms"] and record["sol_fraction"] > 1
@@ -105,16 +106,17 @@ def test_a_time_below_the_nominal_floor_is_flagged_for_a_matmul_but_not_for_a_co
 
 
 def test_the_reference_as_candidate_is_never_under_a_floor_its_own_eager_run_disproves(tmp_path, monkeypatch):
-    """With peaks far too low (a cold GPU measured them on an H100, 2026-12-05, and flagged the
+    """With peaks far too low (a cold GPU measured them on an H100 and flagged the
     reference generator's ReLU below_sol), the record's floor is no higher than eager's own time."""
-    import harness.device
-    from harness.evaluate import EvalCache, eager_source, evaluate
-    from harness.problem import load_problem
+    import harness.judge.device
+    from harness.judge.baseline_workers import eager_source
+    from harness.judge.evaluate import EvalCache, evaluate
+    from harness.problems.problem import load_problem
 
     path = tmp_path / "1_Floor.py"
     path.write_text(MATMUL)
     problem = load_problem(path, size="full", level=1)
-    monkeypatch.setattr(harness.device, "peaks", lambda device: PEAKS)
+    monkeypatch.setattr(harness.judge.device, "peaks", lambda device: PEAKS)
     record = evaluate(problem, eager_source(problem), _opts(), EvalCache())
     assert record["status"] == "ok", record["reason"]
     assert record["flag_floor_ms"] <= record["eager_ms"] * (1 + 1e-9)

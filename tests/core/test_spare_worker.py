@@ -1,7 +1,7 @@
 """Spare workers: a worker started ahead is adopted by the next session, never shared between two
 candidates, and the verdicts are the same as with a worker started on demand.
 
-Spares are on by default only on CUDA; these tests force them on for the CPU (CRUCIBLE_SPARE_WORKER=1).
+Spares are on by default on both devices; these tests also force them on (CRUCIBLE_SPARE_WORKER=1).
 """
 
 import os
@@ -13,18 +13,19 @@ from tests.core.test_verdicts import CASES, GOOD
 
 @pytest.fixture
 def spares_on(monkeypatch):
-    from harness.judge import drain_spare_workers
+    from harness.judge.workers import drain_spare_workers
 
     monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "1")
+    drain_spare_workers()  # spares are on by default: an earlier test in this process may have left one
     yield
     drain_spare_workers()
 
 
-def test_default_is_cuda_only(monkeypatch):
-    from harness.judge import spare_workers_enabled
+def test_default_is_on_for_both_devices_and_0_turns_it_off(monkeypatch):
+    from harness.judge.workers import spare_workers_enabled
 
     monkeypatch.delenv("CRUCIBLE_SPARE_WORKER", raising=False)
-    assert spare_workers_enabled("cuda") and not spare_workers_enabled("cpu")
+    assert spare_workers_enabled("cuda") and spare_workers_enabled("cpu")
     monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "0")
     assert not spare_workers_enabled("cuda")
     monkeypatch.setenv("CRUCIBLE_SPARE_WORKER", "maybe")
@@ -33,7 +34,7 @@ def test_default_is_cuda_only(monkeypatch):
 
 
 def test_each_session_gets_its_own_process_and_adopts_the_spare(spares_on):
-    from harness import judge
+    from harness.judge import workers as judge
 
     pids, adopted = [], []
     for _ in range(3):
@@ -54,7 +55,7 @@ def test_each_session_gets_its_own_process_and_adopts_the_spare(spares_on):
 def test_no_spare_lives_beside_untrusted_code(spares_on):
     """An untrusted candidate could tamper with a process that will time the next baseline, so a
     spare is started beside trusted sessions only, and after an untrusted one has ended."""
-    from harness import judge
+    from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True) as baseline:
         baseline.wait_ready()
@@ -69,7 +70,7 @@ def test_no_spare_lives_beside_untrusted_code(spares_on):
 
 
 def test_a_spare_started_under_other_settings_is_not_adopted(spares_on, monkeypatch):
-    from harness import judge
+    from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits()):
         pass
@@ -85,7 +86,7 @@ def test_a_spare_started_under_other_settings_is_not_adopted(spares_on, monkeypa
 
 
 def test_a_dead_spare_is_replaced(spares_on):
-    from harness import judge
+    from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits()):
         pass
@@ -99,7 +100,7 @@ def test_a_dead_spare_is_replaced(spares_on):
 @pytest.mark.parametrize("case", ["os_exit", "segfault", "exception", "wrong_values", "input_mutation"])
 def test_verdicts_are_the_same_with_spares(case, spares_on, scale_relu, fast_opts):
     """A failing candidate in an adopted worker, then an honest one in the next: same verdicts."""
-    from harness.evaluate import EvalCache, evaluate
+    from harness.judge.evaluate import EvalCache, evaluate
 
     cache = EvalCache()
     first = evaluate(scale_relu, GOOD, fast_opts, cache)
@@ -121,7 +122,7 @@ def test_the_spare_leaves_with_the_judge(tmp_path):
     script = (
         "import os\n"
         "os.environ['CRUCIBLE_SPARE_WORKER'] = '1'\n"
-        "from harness import judge\n"
+        "from harness.judge import workers as judge\n"
         "with judge.WorkerSession('cpu', judge.WorkerLimits()):\n"
         "    pass\n"
         "judge._SPARES.settle()\n"
@@ -157,7 +158,7 @@ def test_a_worker_exits_at_once_whatever_its_candidate_left_for_interpreter_shut
     shutdown, so a candidate's atexit handler cannot hold it either."""
     import time
 
-    from harness import judge
+    from harness.judge import workers as judge
 
     slow_exit = "import atexit, time\natexit.register(time.sleep, 30)\n"
     with judge.WorkerSession("cpu", judge.WorkerLimits()) as session:
@@ -171,7 +172,7 @@ def test_a_worker_exits_at_once_whatever_its_candidate_left_for_interpreter_shut
 def test_a_session_that_asks_for_several_spares_starts_them_together_and_the_next_sessions_adopt_them(spares_on):
     """The compile baseline starts the next problem's three workers beside its long untimed load; the
     sessions after it adopt them and start none of their own until the pool is empty."""
-    from harness import judge
+    from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True, spares_ahead=3):
         pass
@@ -188,7 +189,7 @@ def test_a_session_that_asks_for_several_spares_starts_them_together_and_the_nex
 
 
 def test_an_untrusted_session_adopts_one_spare_and_ends_the_others_first(spares_on):
-    from harness import judge
+    from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True, spares_ahead=3):
         pass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.candidate import Candidate
-from harness.progress import failure_split, summary_lines
+from harness.records.progress import failure_split, summary_lines
 
 
 def record(problem: str, status: str, source: str, level: int = 1) -> dict:

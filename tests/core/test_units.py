@@ -8,7 +8,7 @@ import pytest
 
 
 def test_quantile_and_summary_match_hand_computed_values():
-    from harness.stats import quantile, summarize
+    from harness.records.stats import quantile, summarize
 
     assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
     s = summarize([4.0, 1.0, 3.0, 2.0, 100.0])
@@ -18,7 +18,7 @@ def test_quantile_and_summary_match_hand_computed_values():
 
 
 def test_bootstrap_interval_is_deterministic_and_narrows_with_more_samples():
-    from harness.stats import bootstrap_median_ci
+    from harness.records.stats import bootstrap_median_ci
 
     few = [1.0, 1.2, 0.9, 1.1, 1.3, 0.8]
     many = few * 20
@@ -28,19 +28,20 @@ def test_bootstrap_interval_is_deterministic_and_narrows_with_more_samples():
     assert hi_m - lo_m <= hi_f - lo_f
 
 
-def test_stop_rule_needs_min_calls_then_stops_on_small_rse_or_budget():
-    from harness.stats import StopRule
+def test_stop_rule_needs_min_rounds_then_stops_on_a_narrow_interval_or_the_budget():
+    from harness.records.stats import RatioStats, StopRule
 
-    rule = StopRule(min_calls=5, max_calls=50, target_rse=0.01, budget_ms=100)
-    assert not rule.done([1.0] * 4, 0)
-    assert rule.done([1.0] * 5, 0)                       # zero spread
-    noisy = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]
-    assert not rule.done(noisy, 10) and rule.done(noisy, 100)
-    assert rule.done(noisy * 10, 0)                      # max calls
+    rule = StopRule(min_rounds=5, max_rounds=50, target_halfwidth=0.01, budget_ms=100)
+    narrow, wide = RatioStats(1.0, 0.995, 1.005, 5), RatioStats(1.0, 0.9, 1.1, 5)
+    assert rule.done([narrow], 4, 0) is None              # too few rounds, however narrow
+    assert rule.done([narrow], 5, 0) == "narrow"
+    assert rule.done([narrow, wide], 5, 10) is None       # every interval must be narrow
+    assert rule.done([narrow, wide], 5, 100) == "budget"
+    assert rule.done([wide], 50, 0) == "max_rounds"
 
 
 def test_ratio_is_none_when_a_side_is_missing():
-    from harness.stats import ratio
+    from harness.records.stats import ratio
 
     assert ratio(2.0, 1.0) == 2.0 and ratio(None, 1.0) is None and ratio(1.0, 0.0) is None
 
@@ -48,7 +49,7 @@ def test_ratio_is_none_when_a_side_is_missing():
 def test_compare_reports_bounded_mismatches_with_indices():
     import torch
 
-    from harness.checks import MAX_REPORTED, compare_tensors
+    from harness.judge.checks import MAX_REPORTED, compare_tensors
 
     want = torch.zeros(100)
     got = want.clone()
@@ -63,7 +64,7 @@ def test_compare_reports_bounded_mismatches_with_indices():
 def test_nan_is_never_a_wildcard_and_inf_positions_must_match():
     import torch
 
-    from harness.checks import compare_tensors
+    from harness.judge.checks import compare_tensors
 
     want = torch.tensor([1.0, float("nan"), float("inf")])
     assert compare_tensors(want, want.clone(), 1e-4, 1e-4).ok
@@ -75,7 +76,7 @@ def test_nan_is_never_a_wildcard_and_inf_positions_must_match():
 def test_tolerance_is_atol_plus_rtol_times_expected():
     import torch
 
-    from harness.checks import compare_tensors
+    from harness.judge.checks import compare_tensors
 
     want = torch.tensor([100.0])
     assert compare_tensors(want, torch.tensor([100.0 + 0.0100]), 1e-4, 1e-4).ok
@@ -85,7 +86,7 @@ def test_tolerance_is_atol_plus_rtol_times_expected():
 def test_dtype_and_shape_mismatch_are_incorrect():
     import torch
 
-    from harness.checks import compare_tensors
+    from harness.judge.checks import compare_tensors
 
     assert "dtype" in compare_tensors(torch.zeros(3), torch.zeros(3, dtype=torch.float64), 1, 1).reason
     assert "shape" in compare_tensors(torch.zeros(3), torch.zeros(4), 1, 1).reason
@@ -94,7 +95,7 @@ def test_dtype_and_shape_mismatch_are_incorrect():
 def test_degeneracy_probe_finds_zero_and_constant_outputs():
     import torch
 
-    from harness.checks import degeneracy
+    from harness.judge.checks import degeneracy
 
     tiny = [[torch.full((50,), 1e-6)], [torch.full((50,), -2e-6)]]
     assert "zeros" in degeneracy(tiny, [[torch.randn(50)]] * 2, 1e-4, 1e-4)
@@ -105,7 +106,7 @@ def test_degeneracy_probe_finds_zero_and_constant_outputs():
 
 
 def test_overrides_rewrite_names_and_tuple_targets_so_derived_constants_follow():
-    from harness.sizes import apply_overrides
+    from harness.problems.sizes import apply_overrides
 
     source = "a = 100\nb, c = 3, 4\nshape = (a, c)\n"
     namespace = {}
@@ -115,21 +116,21 @@ def test_overrides_rewrite_names_and_tuple_targets_so_derived_constants_follow()
 
 def test_overriding_a_missing_constant_is_a_user_error():
     from harness.errors import UserError
-    from harness.sizes import apply_overrides
+    from harness.problems.sizes import apply_overrides
 
     with pytest.raises(UserError, match="nope"):
         apply_overrides("a = 1\n", {"nope": 2})
 
 
 def test_shrink_leaves_structural_constants_alone():
-    from harness.sizes import shrink_overrides
+    from harness.problems.sizes import shrink_overrides
 
     overrides = shrink_overrides("batch_size = 1024\nkernel_size = 3\nstride = 2\nnum_heads = 32\ndim = 4096\n", 8)
     assert overrides == {"batch_size": 128, "dim": 512}
 
 
 def test_seeds_mix_the_secret_so_public_seeds_alone_do_not_predict_them():
-    from harness.seeds import mixed
+    from harness.problems.seeds import mixed
 
     assert mixed(42, 1) == mixed(42, 1)
     assert mixed(42, 1) != mixed(42, 2) and mixed(42, 1) != mixed(43, 1)
@@ -137,7 +138,7 @@ def test_seeds_mix_the_secret_so_public_seeds_alone_do_not_predict_them():
 
 
 def test_usage_adds_up_and_marks_estimates():
-    from harness.usage import Usage, total
+    from harness.records.usage import Usage, total
 
     u = total([Usage(10, 2, 5, 1, 0.5, 1), Usage(1, 0, 1, 0, 0.25, 1, estimated=True)])
     assert (u.input_tokens, u.cached_input_tokens, u.output_tokens, u.reasoning_tokens, u.calls) == (11, 2, 6, 1, 2)
@@ -156,7 +157,7 @@ def test_registry_builds_by_name_and_lists_known_names_on_error():
 
 
 def test_run_file_survives_a_torn_last_line_and_loads_into_pandas(tmp_path):
-    from harness.results import RunWriter, load_runs, read_run
+    from harness.records.results import RunWriter, load_runs, read_run
 
     path = tmp_path / "run.jsonl"
     writer = RunWriter(path, header={"run_id": "r1", "provenance": {"device": "CPU x"}, "config": {"suite": "kernelbench"}})
@@ -171,7 +172,7 @@ def test_run_file_survives_a_torn_last_line_and_loads_into_pandas(tmp_path):
 
 
 def test_bulky_fields_live_in_the_details_file_and_every_reader_puts_them_back(tmp_path):
-    from harness.results import RunWriter, details_path, find_run_files, load_records, read_lines, read_run
+    from harness.records.results import RunWriter, details_path, find_run_files, load_records, read_lines, read_run
     from leaderboard.data import full_record, load_frame
 
     path = tmp_path / "runs" / "20250101T000000Z-a_kernelbench_direct.jsonl"
@@ -198,7 +199,7 @@ def test_bulky_fields_live_in_the_details_file_and_every_reader_puts_them_back(t
 
 def test_unknown_schema_major_version_is_refused(tmp_path):
     from harness.errors import UserError
-    from harness.results import read_run
+    from harness.records.results import read_run
 
     path = tmp_path / "future.jsonl"
     path.write_text(json.dumps({"type": "header", "schema": "crucible.run/2.0"}) + "\n")
@@ -207,7 +208,7 @@ def test_unknown_schema_major_version_is_refused(tmp_path):
 
 
 def test_second_writer_does_not_write_a_second_header(tmp_path):
-    from harness.results import RunWriter, read_lines
+    from harness.records.results import RunWriter, read_lines
 
     path = tmp_path / "shared.jsonl"
     RunWriter(path, header={"run_id": "a"})
@@ -219,14 +220,14 @@ def test_second_writer_does_not_write_a_second_header(tmp_path):
 def test_floating_inputs_are_cast_but_integer_and_bool_inputs_never():
     import torch
 
-    from harness.precision import cast_value
+    from harness.judge.precision import cast_value
 
     values = cast_value([torch.randn(2), torch.arange(3), torch.tensor([True]), 2.5], torch.float16, "cpu")
     assert [v.dtype for v in values[:3]] == [torch.float16, torch.int64, torch.bool] and values[3] == 2.5
 
 
 def test_gpu_assignment_gives_each_xdist_worker_its_own_gpu():
-    from harness.runner import gpu_for_worker
+    from harness.executors.runner import gpu_for_worker
 
     assert [gpu_for_worker(f"gw{i}", 4) for i in range(6)] == [0, 1, 2, 3, 0, 1]
     assert gpu_for_worker(None, 4) is None and gpu_for_worker("master", 4) is None
@@ -236,7 +237,7 @@ def test_restricted_unpickler_refuses_code_execution():
     import os
     import pickle
 
-    from harness.worker.protocol import UnsafeMessage, load_untrusted
+    from harness.judge.worker.protocol import UnsafeMessage, load_untrusted
 
     class Evil:
         def __reduce__(self):
@@ -250,7 +251,7 @@ def test_restricted_unpickler_refuses_code_execution():
 def test_degeneracy_probe_finds_outputs_that_ignore_the_input():
     import torch
 
-    from harness.checks import DegeneracyProbe
+    from harness.judge.checks import DegeneracyProbe
 
     fixed = torch.randn(50)
     probe = DegeneracyProbe(1e-4, 1e-4)
@@ -286,8 +287,8 @@ def get_init_inputs():
 def test_cpu_expected_outputs_are_computed_at_the_workers_thread_count(monkeypatch, setting, threads):
     import torch
 
-    from harness.problem import problem_from_source
-    from harness.reference import ReferenceEnv
+    from harness.problems.problem import problem_from_source
+    from harness.judge.reference import ReferenceEnv
 
     if setting is None:
         monkeypatch.delenv("CRUCIBLE_CPU_THREADS", raising=False)
@@ -301,7 +302,7 @@ def test_cpu_expected_outputs_are_computed_at_the_workers_thread_count(monkeypat
 
 
 def test_a_bad_worker_thread_count_is_a_user_error_naming_the_variable(monkeypatch):
-    from harness.device import worker_cpu_threads
+    from harness.judge.device import worker_cpu_threads
     from harness.errors import UserError
 
     monkeypatch.setenv("CRUCIBLE_CPU_THREADS", "zero")
@@ -312,10 +313,10 @@ def test_a_bad_worker_thread_count_is_a_user_error_naming_the_variable(monkeypat
 def test_a_failure_on_the_judges_side_is_recorded_and_the_run_goes_on(tmp_path):
     """The reference itself fails in the judge (as a full-size problem that does not fit in GPU
     memory does): a harness_error record with the reason is on disk, and the next problem runs."""
-    from harness.evaluate import EvalOptions
-    from harness.problem import load_problem
-    from harness.results import load_records
-    from harness.runner import Runner
+    from harness.judge.evaluate import EvalOptions
+    from harness.problems.problem import load_problem
+    from harness.records.results import load_records
+    from harness.executors.runner import Runner
 
     broken = tmp_path / "1_Broken.py"
     broken.write_text("import torch\nimport torch.nn as nn\n\nN = 8\n\n\nclass Model(nn.Module):\n"
@@ -336,8 +337,8 @@ def test_chunked_comparison_gives_the_same_verdict_and_report_as_one_piece(monke
     change nothing, neither the verdict, the count, the first indices reported, nor the errors."""
     import torch
 
-    from harness import checks
-    from harness.worker import handlers
+    from harness.judge import checks
+    from harness.judge.worker import handlers
 
     torch.manual_seed(3)
     want = torch.randn(7, 11, 13)

@@ -50,7 +50,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_failure_becomes_named_verdict(case, scale_relu, fast_opts):
-    from harness.evaluate import EvalCache, evaluate
+    from harness.judge.evaluate import EvalCache, evaluate
 
     source, status, reason_part = CASES[case]
     if case == "hang":
@@ -63,7 +63,7 @@ def test_failure_becomes_named_verdict(case, scale_relu, fast_opts):
 
 def test_evaluation_continues_after_each_failure(scale_relu, fast_opts):
     """One cache, a crash, a hang and a segfault in a row, then a good candidate: still judged correctly."""
-    from harness.evaluate import EvalCache, evaluate
+    from harness.judge.evaluate import EvalCache, evaluate
 
     cache = EvalCache()
     fast_opts.limits.first_call_s = 3
@@ -75,7 +75,7 @@ def test_evaluation_continues_after_each_failure(scale_relu, fast_opts):
 
 
 def test_empty_candidate_is_rejected_with_the_generators_reason(scale_relu, fast_opts):
-    from harness.evaluate import evaluate
+    from harness.judge.evaluate import evaluate
 
     record = evaluate(scale_relu, "", fast_opts, identity={"stopped": "token budget spent"})
     assert record["status"] == "rejected"
@@ -84,14 +84,14 @@ def test_empty_candidate_is_rejected_with_the_generators_reason(scale_relu, fast
 
 def test_stale_memory_from_empty_is_incorrect(scale_relu, fast_opts):
     """torch.empty_like returns poisoned memory in the worker, never a plausible output."""
-    from harness.evaluate import evaluate
+    from harness.judge.evaluate import evaluate
 
     record = evaluate(scale_relu, body("        return torch.empty_like(x)"), fast_opts)
     assert record["status"] == "incorrect"
 
 
 def test_worker_output_is_captured_and_truncated(scale_relu, fast_opts):
-    from harness.evaluate import evaluate
+    from harness.judge.evaluate import evaluate
 
     noisy = body("        print('x' * 100000)\n        raise RuntimeError('after printing')")
     record = evaluate(scale_relu, noisy, fast_opts)

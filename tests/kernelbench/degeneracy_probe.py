@@ -26,6 +26,19 @@ def upstream_table(table: Path) -> dict[int, dict]:
     return {row["id"]: row for row in json.loads(table.read_text())["problems"]}
 
 
+def upstream_row(table: Path, path: Path) -> dict:
+    """The upstream table's row for a problem file; a failure saying what to do when it has none."""
+    import pytest
+
+    match = FILE_NAME.match(path.name)
+    rows = upstream_table(table)
+    if not match or int(match.group(1)) not in rows:
+        pytest.fail(f"{path.name}: no upstream KernelBench problem with this id in {table.name}. These level "
+                    f"folders hold upstream's problems under upstream's ids; if upstream added it, add its row "
+                    f"to {table.name}", pytrace=False)
+    return rows[int(match.group(1))]
+
+
 def as_tensors(output) -> list[torch.Tensor]:
     items = list(output) if isinstance(output, (tuple, list)) else [output]
     assert all(isinstance(t, torch.Tensor) for t in items), f"forward returned {type(output).__name__}"

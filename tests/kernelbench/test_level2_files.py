@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.problem import load_problem
+from harness.problems.problem import load_problem
+from tests.kernelbench.degeneracy_probe import upstream_row
 from tests.kernelbench.degeneracy_probe import (
     FILE_NAME, FIX_KEYS, INPUT_SEEDS, as_tensors, build_model, problem_files, run_trials, upstream_table,
     degeneracy_findings as probe_findings,
@@ -45,7 +46,6 @@ IDS = [p.stem for p in PATHS]
 
 
 def test_level2_holds_ids_1_to_100_once_each_with_upstream_names():
-    table = upstream_table(TABLE)
     found = {}
     for path in PATHS:
         match = FILE_NAME.match(path.name)
@@ -53,13 +53,14 @@ def test_level2_holds_ids_1_to_100_once_each_with_upstream_names():
         problem_id, name = int(match.group(1)), match.group(2)
         assert problem_id not in found, f"id {problem_id} twice: {found.get(problem_id)} and {path.name}"
         found[problem_id] = path.name
-        assert name == table[problem_id]["name"], f"{path.name}: upstream name is {table[problem_id]['name']}"
+        upstream = upstream_row(TABLE, path)["name"]
+        assert name == upstream, f"{path.name}: upstream name is {upstream}"
     assert sorted(found) == list(range(1, 101))
 
 
 @pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_full_size_constants_and_constructor_arguments_match_upstream(path):
-    row = upstream_table(TABLE)[int(FILE_NAME.match(path.name).group(1))]
+    row = upstream_row(TABLE, path)
     module = load(path, size="full")
     expected: dict = {}
     for assignment in row["sizes"].split(";"):

@@ -13,8 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from harness.problem import load_module, load_problem  # noqa: E402
-from harness.sizes import apply_overrides  # noqa: E402
+from harness.problems.problem import load_module, load_problem  # noqa: E402
+from harness.problems.sizes import apply_overrides  # noqa: E402
 
 LEVEL3 = pathlib.Path(__file__).resolve().parents[2] / "suites" / "kernelbench" / "level3"
 

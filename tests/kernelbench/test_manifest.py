@@ -1,10 +1,10 @@
 """The KernelBench manifest (suites/kernelbench/manifest.csv) against the problem files and the probe.
 
-The committed manifest must be what `python -m harness.manifest build` writes: identity, sizes,
+The committed manifest must be what `python -m harness.problems.manifest build` writes: identity, sizes,
 fixes and exclusions are compared with the files, the degeneracy probe is rerun in-process at small
 size, and the full-size FLOPs and bytes are recounted on the meta device for every model without a
 recurrent layer (an LSTM's 512 steps on the meta device take tens of seconds each; `python -m
-harness.manifest check` covers those). Every problem the probe calls degenerate at the fp32
+harness.problems.manifest check` covers those). Every problem the probe calls degenerate at the fp32
 tolerance must be excluded.
 """
 
@@ -18,9 +18,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from harness import manifest  # noqa: E402
-from harness.problem import load_problem, read_metadata  # noqa: E402
-from harness.suite import REPRESENTATIVE, SUITE_ROOT, problem_files  # noqa: E402
+from harness.problems import manifest  # noqa: E402
+from harness.problems.problem import load_problem, read_metadata  # noqa: E402
+from harness.problems.suite import REPRESENTATIVE, SUITE_ROOT, problem_files  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 UPSTREAM_COUNTS = {1: 100, 2: 100, 3: 50}
@@ -56,7 +56,21 @@ def upstream_tables() -> dict[tuple[int, int], str]:
     return names
 
 
+BUILD = "python -m harness.problems.manifest build"
+
+
+def row_of(by_id: dict, problem_id: str) -> dict:
+    """The manifest row of a problem file; a failure naming the command when the manifest lacks it."""
+    if problem_id not in by_id:
+        pytest.fail(f"{problem_id} has no row in suites/kernelbench/manifest.csv: after adding or renaming a "
+                    f"problem file, run `{BUILD}` (it runs every reference: several minutes)", pytrace=False)
+    return by_id[problem_id]
+
+
 def test_manifest_has_one_row_per_upstream_problem_in_id_order(rows):
+    files = [f"L{level}/{path.stem}" for level, path in problem_files()]
+    unlisted = sorted(set(files) - {row["problem_id"] for row in rows})
+    assert unlisted == [], f"problem files missing from the manifest; run `{BUILD}`"
     assert len(rows) == 250
     for level, count in UPSTREAM_COUNTS.items():
         assert [row["id"] for row in rows if row["level"] == level] == list(range(1, count + 1))
@@ -66,7 +80,7 @@ def test_manifest_has_one_row_per_upstream_problem_in_id_order(rows):
 def test_manifest_rows_match_the_problem_files_metadata(rows):
     by_id = {row["problem_id"]: row for row in rows}
     for level, path in problem_files():
-        row, metadata = by_id[f"L{level}/{path.stem}"], read_metadata(path.read_text(), path)
+        row, metadata = row_of(by_id, f"L{level}/{path.stem}"), read_metadata(path.read_text(), path)
         fixes, exclude = metadata.get("FIXES") or {}, metadata.get("EXCLUDE")
         assert row["name"] == path.stem.split("_", 1)[1]
         assert row["small_size"] == json.loads(json.dumps(metadata.get("SMALL") or {})), row["problem_id"]
@@ -91,7 +105,7 @@ def test_every_problem_whose_inputs_are_not_upstreams_rand_records_the_input_fix
         get_inputs = next(node for node in ast.parse(path.read_text()).body
                           if isinstance(node, ast.FunctionDef) and node.name == "get_inputs")
         draws = {ast.unparse(call.func) for call in ast.walk(get_inputs) if isinstance(call, ast.Call)}
-        if "torch.randn" in draws and not by_id[f"L{level}/{path.stem}"]["fix_input_distribution"]:
+        if "torch.randn" in draws and not row_of(by_id, f"L{level}/{path.stem}")["fix_input_distribution"]:
             unrecorded.append(f"L{level}/{path.stem}")
     assert unrecorded == [], f"{len(unrecorded)} problems draw torch.randn without FIXES['input_distribution']"
 
@@ -122,7 +136,7 @@ def test_full_size_counts_are_current_for_every_model_without_recurrent_layers(r
             recurrent.append(full.id)
             continue
         counted = manifest.count_full_size(full)
-        row = by_id[full.id]
+        row = row_of(by_id, full.id)
         if counted != (row["full_flops"], row["full_bytes"], row["flops_method"]):
             recorded = (row["full_flops"], row["full_bytes"], row["flops_method"])
             stale.append(f"{full.id}: counted {counted}, the manifest has {recorded}")
@@ -244,7 +258,7 @@ def test_check_passes_on_a_fresh_build_and_names_each_stale_cell(tmp_path):
 
 def test_check_without_a_manifest_says_how_to_build_one(tmp_path, capsys):
     assert manifest.main(["check", "--manifest", str(tmp_path / "none.csv")]) == 2
-    assert "python -m harness.manifest build" in capsys.readouterr().err
+    assert "python -m harness.problems.manifest build" in capsys.readouterr().err
 
 
 def test_shipped_manifest_lives_in_the_suite_folder():

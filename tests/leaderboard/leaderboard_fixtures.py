@@ -1,4 +1,4 @@
-"""A small synthetic results folder written through harness.results.RunWriter, shared by the
+"""A small synthetic results folder written through harness.records.results.RunWriter, shared by the
 leaderboard tests (conftest.py and the tests import it). Numbers are chosen so that ranks and
 rates can be checked by hand."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.results import RunWriter
+from harness.records.results import RunWriter
 
 H200 = "NVIDIA H200"
 L1 = [f"L1/{i}_Op{i}" for i in range(1, 5)]   # 4 problems
@@ -21,6 +21,7 @@ MEGAKERNEL_SUMMARY = {
         "safe": {"total": 53, "rejected": 3, "accepted": 50},
     },
     "search_trajectory": [{"iteration": i, "best_cost": 10.0 / (i + 1)} for i in range(6)],
+    "throughput": {"small_per_s": 19000.0, "small_mean_tasks": 6.0, "mixed_per_s": 6500.0, "mixed_mean_tasks": 25.0},
 }
 
 
@@ -46,6 +47,10 @@ def record(problem_id: str, generator: str, model: str | None = None, correct: b
         "speedup": speedup if correct else None,
         "speedup_compile": (0.8 * speedup) if (correct and speedup) else None,
         "sol_fraction": 0.25 * speedup if (correct and speedup) else None,
+        # timing intervals 5% either side: wide enough to matter at 1.0x, narrow enough for 1.2x to win
+        "speedup_ci": [0.95 * speedup, 1.05 * speedup] if (correct and speedup) else None,
+        "speedup_compile_ci": [0.76 * speedup, 0.84 * speedup] if (correct and speedup) else None,
+        "eager_ms_ci": [0.98, 1.02], "compile_ms_ci": [0.78, 0.82],
         "candidate_source": f"class ModelNew:  # {generator} {problem_id} attempt {attempt}\n    pass\n",
         **extra,
     }

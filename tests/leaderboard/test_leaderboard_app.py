@@ -36,6 +36,9 @@ def shown(results_dir):
         yield run_app(patch, results_dir)
 
 
+REFERENCE_ROWS = ["PyTorch eager (reference)", "inductor (reference)", "torch.compile (reference)"]
+
+
 def ranking_generators(app, index=0):
     return list(app.table[index].value["generator"])
 
@@ -49,10 +52,11 @@ def open_tab(app, name):
 
 def test_rankings_render_one_table_per_board_in_rank_order(shown):
     titles = [header.value for header in shown.subheader]
-    assert titles[:2] == ["kernelbench · Level 1 · NVIDIA H200 · fp32", "kernelbench · Level 2 · NVIDIA H200 · fp32"]
-    assert ranking_generators(shown, 0) == ["mkevolve", "inductor", "direct", "kforge"]
-    assert ranking_generators(shown, 1) == ["kforge", "mkevolve", "inductor", "direct"]
-    assert list(shown.table[0].value["rank"]) == [1, 2, 3, 4]
+    assert titles[:2] == ["kernelbench · Level 1 · NVIDIA H200 · fp32 · size full",
+                          "kernelbench · Level 2 · NVIDIA H200 · fp32 · size full"]
+    assert ranking_generators(shown, 0) == ["mkevolve", "kforge", "direct", *REFERENCE_ROWS]
+    assert ranking_generators(shown, 1)[:3] == ["kforge", "mkevolve", "direct"]
+    assert list(shown.table[0].value["rank"]) == ["1", "2", "3", "—", "—", "—"]
 
 
 def test_imported_results_appear_in_their_own_unranked_table(shown):
@@ -72,19 +76,20 @@ def test_flagged_tab_lists_flagged_results_with_their_flags(app):
 
 def test_generator_filter_narrows_the_rankings(app):
     app.sidebar.multiselect(key="generator").set_value(["direct", "kforge"]).run()
-    assert ranking_generators(app, 0) == ["direct", "kforge"]
-    assert app.table[0].value.iloc[0]["correct"] == "3/4 (75.0%)"  # the whole level stays the denominator
+    assert ranking_generators(app, 0) == ["kforge", "direct", "PyTorch eager (reference)", "torch.compile (reference)"]
+    assert app.table[0].value.iloc[1]["correct / problems"] == "2/4 (50.0%)"  # the whole level stays the denominator
 
 
 def test_speedup_baseline_switch_reranks_against_the_faster_baseline(app):
     app.sidebar.radio(key="baseline").set_value("best").run()
     level2 = app.table[1].value.set_index("generator")
-    assert level2.loc["inductor", "fast_1"].startswith("0.0%")
+    assert level2.loc["inductor (reference)", "fast_1"].startswith("0.0%")
     assert level2.loc["kforge", "geomean speedup"].startswith("1.28x")
 
 
 def test_problem_drill_down_shows_source_verdict_and_transcript(app):
     open_tab(app, "Problems")
+    app.selectbox(key="board").set_value("kernelbench · Level 2 · NVIDIA H200 · fp32 · size full").run()
     app.selectbox(key="problem").set_value(L2[0]).run()
     labels = app.selectbox(key="attempt").options  # formatted: "generator / model · attempt n · status"
     kforge = next(i for i, label in enumerate(labels) if label.startswith("kforge"))
@@ -94,9 +99,10 @@ def test_problem_drill_down_shows_source_verdict_and_transcript(app):
     assert app.metric[0].value == "correct"
 
 
-def test_charts_tab_draws_fast_p_speedup_and_cost_charts(monkeypatch, results_dir):
+def test_charts_tab_draws_interactive_fast_p_speedup_and_cost_charts(monkeypatch, results_dir):
     charts = run_app(monkeypatch, results_dir, tab="Charts")
-    assert len(charts.get("image")) == 3 and not charts.info
+    drawn = charts.get("vega_lite_chart")
+    assert len(drawn) == 3 and not charts.info  # fast_p, speedups and cost of the first board (level 1)
 
 
 def test_megakernel_tab_draws_when_a_summary_exists_and_explains_when_not(monkeypatch, results_dir, tmp_path):

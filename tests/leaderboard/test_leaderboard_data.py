@@ -4,8 +4,9 @@ import json
 
 import pytest
 
+from harness.records import run_table
 from harness.errors import UserError
-from harness.results import RunWriter
+from harness.records.results import RunWriter
 from leaderboard import data
 
 from leaderboard_fixtures import L1, L2, H200, build_results, header, record
@@ -64,10 +65,10 @@ def test_full_record_refuses_a_mismatched_line(results_dir):
 def test_tolerant_reader_gives_the_same_frame_as_arrow(results_dir, monkeypatch):
     fast = data.load_frame(results_dir).frame
 
-    def refuse(path):
+    def refuse(data_bytes):
         raise ValueError("pretend pyarrow cannot read this")
 
-    monkeypatch.setattr(data, "_read_columns_pyarrow", refuse)
+    monkeypatch.setattr(run_table, "_read_pyarrow", refuse)
     slow = data.load_frame(results_dir).frame
     columns = ["problem_id", "generator", "level", "attempt", "correct", "speedup", "tokens", "flagged", "imported"]
     assert fast[columns].equals(slow[columns])
@@ -140,10 +141,10 @@ def test_cached_columns_are_reused_until_a_run_file_grows(tmp_path, monkeypatch)
     first = data.load_frame(tmp_path).frame
     assert len(list((tmp_path / "cache" / "leaderboard").glob("*.arrow"))) == 1
 
-    def refuse(path):
+    def refuse(path, warnings):
         raise AssertionError("the cached columns should have been used")
 
-    monkeypatch.setattr(data, "_file_table", refuse)
+    monkeypatch.setattr(run_table, "file_table", refuse)
     assert data.load_frame(tmp_path).frame.equals(first)
     monkeypatch.undo()
     monkeypatch.setenv("CRUCIBLE_CACHE", str(tmp_path / "cache"))

@@ -3,7 +3,8 @@
 Each test queues the responses the server gives, in order: chat completions with usage blocks,
 HTTP errors with headers (429 + Retry-After), delays longer than the client's timeout. Or a
 ``responder`` function answers from the request (a scripted "model" that reads the prompt).
-Every request's JSON body is kept for assertions.
+Every request's JSON body (and arrival time) is kept for assertions, and ``billed`` adds up the
+usage blocks of the answers the server actually sent: the server's side of the bill.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ class ScriptedServer:
     def __init__(self, models: tuple[str, ...] = ("test-model",)):
         self.queue: deque[Scripted] = deque()
         self.requests: list[dict] = []
+        self.arrived: list[float] = []
+        self.billed = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0}
         self.headers: list[dict] = []
-        self.models = list(models)
+        self.models: list = list(models)  # names, or /models entries (dicts: id, root, ...)
         self.responder: Callable[[dict], Any] | None = None
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -83,12 +86,24 @@ class ScriptedServer:
     def next_response(self, request: dict) -> Scripted:
         with self._lock:
             self.requests.append(request)
+            self.arrived.append(time.time())
             if self.queue:
                 return self.queue.popleft()
         if self.responder is not None:
             answer = self.responder(request)
             return answer if isinstance(answer, Scripted) else Scripted(body=answer)
         return error(599, "the test script has no response left for this request")
+
+    def bill(self, scripted: Scripted) -> None:
+        """Count an answer as sent: its usage block is what the endpoint charges for."""
+        usage = scripted.body.get("usage") if scripted.status == 200 and isinstance(scripted.body, dict) else None
+        if not usage:
+            return
+        with self._lock:
+            self.billed["calls"] += 1
+            self.billed["prompt_tokens"] += usage.get("prompt_tokens") or 0
+            self.billed["completion_tokens"] += usage.get("completion_tokens") or 0
+            self.billed["cached_tokens"] += (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
 
     def enter(self) -> None:
         with self._lock:
@@ -109,7 +124,8 @@ def _handler(server: ScriptedServer):
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                data = [{"id": name, "object": "model", "created": 0, "owned_by": "test"} for name in server.models]
+                data = [{"object": "model", "created": 0, "owned_by": "test",
+                         **(entry if isinstance(entry, dict) else {"id": entry})} for entry in server.models]
                 self._send(Scripted(body={"object": "list", "data": data}))
             else:
                 self._send(error(404, f"no route {self.path}"))
@@ -126,11 +142,12 @@ def _handler(server: ScriptedServer):
                 scripted = server.next_response(request)
                 if scripted.delay_s:
                     time.sleep(scripted.delay_s)
-                self._send(scripted)
+                if self._send(scripted):
+                    server.bill(scripted)
             finally:
                 server.leave()
 
-        def _send(self, scripted: Scripted) -> None:
+        def _send(self, scripted: Scripted) -> bool:
             payload = json.dumps(scripted.body).encode()
             try:
                 self.send_response(scripted.status)
@@ -140,7 +157,8 @@ def _handler(server: ScriptedServer):
                     self.send_header(name, str(value))
                 self.end_headers()
                 self.wfile.write(payload)
+                return True
             except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a scripted timeout): nothing to answer
+                return False  # the client gave up (a scripted timeout): nothing was answered
 
     return Handler

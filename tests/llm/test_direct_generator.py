@@ -8,7 +8,7 @@ from harness.candidate import Budget
 from harness.errors import UserError
 from harness.llm.retry import RetryPolicy
 from harness.registry import create
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 from tests.llm.fake_judge import CORRECT, WRONG
 from tests.llm.generator_support import answer, context, problem
 from tests.llm.scripted_server import completion, error
@@ -80,7 +80,10 @@ def test_max_tokens_stops_sampling_cleanly(server, make_provider):
     server.responder = lambda request: completion(answer(CORRECT), prompt_tokens=100, completion_tokens=50)
     candidates = create("generator", "direct", samples=4, parallel=1).generate(
         problem(), context(make_provider(), Budget(max_tokens=250)))
-    assert len(candidates) == 2 and candidates[0].provenance["stopped"] == "token budget spent: 300 > 250"
+    # After one reply (150 tokens) the next call's expected size no longer fits, so it is not sent.
+    assert len(candidates) == 1 and len(server.requests) == 1
+    assert candidates[0].provenance["stopped"].startswith("token budget would be passed: ")
+    assert "if the next call" in candidates[0].provenance["stopped"]
 
 
 def test_a_spent_run_budget_yields_an_empty_candidate_saying_why(server, make_provider):

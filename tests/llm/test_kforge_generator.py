@@ -7,7 +7,7 @@ import pytest
 from harness.candidate import Budget
 from harness.llm.retry import RetryPolicy
 from harness.registry import create
-from harness.usage import total
+from harness.records.usage import total
 from tests.llm.fake_judge import BROKEN, CORRECT, FAST, SLOW, WRONG
 from tests.llm.generator_support import answer, context, problem
 from tests.llm.scripted_server import completion, error
@@ -57,7 +57,7 @@ def test_usage_is_exactly_the_sum_the_server_reported(server, make_provider):
 
 
 def make_usage(step):
-    from harness.usage import Usage
+    from harness.records.usage import Usage
 
     return Usage.from_dict(step["usage"])
 

@@ -13,7 +13,7 @@ from harness.llm.base import ChatConfig, LLMError
 from harness.llm.cache import ResponseCache
 from harness.llm.openai_provider import sampling_args
 from harness.llm.pricing import load_prices
-from harness.usage import Usage, total
+from harness.records.usage import Usage, total
 from tests.llm.scripted_server import Scripted, completion, error
 
 HELLO = [{"role": "user", "content": "write a kernel"}]
@@ -170,17 +170,19 @@ def test_concurrent_requests_never_exceed_the_limit(server, make_provider):
     assert server.max_in_flight == 2
 
 
-def test_deterministic_requests_are_answered_from_the_cache(server, make_provider, tmp_path):
+def test_a_cache_hit_is_billed_nothing_and_keeps_its_original_usage_apart(server, make_provider, tmp_path):
+    server.models = ["gpt-4o-mini"]
     server.reply("first", prompt_tokens=10, completion_tokens=5)
     provider = make_provider(cache=ResponseCache(tmp_path / "cache"))
     first = provider.chat(HELLO, ChatConfig())
     second = provider.chat(HELLO, ChatConfig())
     assert len(server.requests) == 1
     assert second.cached is True and second.text == "first"
-    assert second.usage == first.usage  # what producing it cost, not what the rerun cost
+    assert second.usage == Usage() and second.original_usage == first.usage
 
 
 def test_the_cache_key_includes_model_and_config(server, make_provider, tmp_path):
+    server.models = ["gpt-4o-mini", "gpt-4o"]
     for text in ("a", "b", "c"):
         server.reply(text)
     provider = make_provider(cache=ResponseCache(tmp_path / "cache"))
@@ -190,11 +192,28 @@ def test_the_cache_key_includes_model_and_config(server, make_provider, tmp_path
     assert len(server.requests) == 3
 
 
-def test_sampled_requests_without_a_seed_are_never_cached(server, make_provider, tmp_path):
+def test_another_checkpoint_under_the_same_name_misses_the_cache(server, make_provider, tmp_path):
+    server.models = [{"id": "gpt-4o-mini", "root": "/ckpt/step-1000"}]
+    server.reply("old weights")
+    server.reply("new weights")
+    make_provider(cache=ResponseCache(tmp_path / "cache")).chat(HELLO, ChatConfig())
+    server.models = [{"id": "gpt-4o-mini", "root": "/ckpt/step-2000"}]  # the server restarted on other weights
+    assert make_provider(cache=ResponseCache(tmp_path / "cache")).chat(HELLO, ChatConfig()).text == "new weights"
+
+
+def test_a_model_the_endpoint_does_not_list_is_never_cached(server, make_provider, tmp_path):
+    server.reply("a")
+    server.reply("b")
+    provider = make_provider(model="unlisted", cache=ResponseCache(tmp_path / "cache"))
+    assert [provider.chat(HELLO, ChatConfig()).text for _ in range(2)] == ["a", "b"]
+
+
+def test_sampled_requests_are_never_cached_even_with_a_seed(server, make_provider, tmp_path):
+    server.models = ["gpt-4o-mini"]
     server.reply("a")
     server.reply("b")
     provider = make_provider(cache=ResponseCache(tmp_path / "cache"))
-    texts = [provider.chat(HELLO, ChatConfig(temperature=0.8)).text for _ in range(2)]
+    texts = [provider.chat(HELLO, ChatConfig(temperature=0.8, seed=0)).text for _ in range(2)]
     assert texts == ["a", "b"]
 
 

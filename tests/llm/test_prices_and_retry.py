@@ -11,7 +11,7 @@ from harness.errors import UserError
 from harness.llm.base import LLMError
 from harness.llm.pricing import load_prices
 from harness.llm.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 
 def test_the_price_table_is_versioned_dated_and_sourced():

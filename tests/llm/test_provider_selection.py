@@ -9,7 +9,7 @@ from harness.llm import ChatConfig, select_provider
 from harness.llm.base import Reply
 from harness.llm.openai_provider import OpenAIProvider
 from harness.registry import create
-from harness.usage import Usage
+from harness.records.usage import Usage
 from tests.llm.fake_judge import CORRECT
 from tests.llm.generator_support import answer, context, problem
 
@@ -83,7 +83,7 @@ def test_generator_options_choose_the_endpoint_over_the_harness_provider(server)
 
 def test_the_response_cache_defaults_to_the_folder_in_the_environment(server, tmp_path):
     server.reply("cached once")
-    provider = create("provider", "openai", base_url=server.base_url, model="m", log=lambda line: None)
+    provider = create("provider", "openai", base_url=server.base_url, model="test-model", log=lambda line: None)
     assert provider.cache is not None and provider.cache.folder == tmp_path / "llm-cache"
     provider.chat([{"role": "user", "content": "hi"}], ChatConfig())
     assert any((tmp_path / "llm-cache").rglob("*.json"))

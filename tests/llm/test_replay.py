@@ -9,7 +9,10 @@ from harness.errors import UserError
 from harness.llm.base import ChatConfig, LLMError
 from harness.llm.replay import ReplayProvider
 from harness.llm.retry import RetryPolicy
-from tests.llm.scripted_server import error
+from harness.registry import create
+from tests.llm.fake_judge import CORRECT
+from tests.llm.generator_support import answer, context, problem
+from tests.llm.scripted_server import completion, error
 
 ASK = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "write a kernel"}]
 QUIET = {"log": lambda line: None, "retry": RetryPolicy(attempts=3, base_delay_s=0.01)}
@@ -117,3 +120,37 @@ def test_a_generator_run_recorded_once_replays_offline_identically(server, tmp_p
     assert [c.source for c in replayed] == [c.source for c in recorded] == [WRONG, CORRECT]
     assert [c.usage for c in replayed] == [c.usage for c in recorded]
     assert all(c.provider == "replay" for c in replayed)
+
+
+def test_a_cassette_recorded_with_one_set_of_peaks_replays_with_another(server, tmp_path):
+    cassette = tmp_path / "run.yaml"
+    server.responder = lambda request: completion(answer(CORRECT), prompt_tokens=400 + request["seed"],
+                                                  completion_tokens=90)
+    recorder = ReplayProvider(cassette=cassette, mode="record", base_url=server.base_url, model="gpt-4o-mini",
+                              api_key="sk", **QUIET)
+    here = {"name": "CPU (x86_64, 2 cores)", "device_kind": "cpu", "flops_per_s": {"fp32": 1.0e11}, "bytes_per_s": 2.1e10}
+    there = {"name": "CPU (x86_64, 16 cores)", "device_kind": "cpu", "flops_per_s": {"fp32": 1.8e11}, "bytes_per_s": 3.4e10}
+    recorded = create("generator", "direct", samples=2).generate(problem(), context(recorder, device_facts=here))
+    server.stop()
+
+    player = ReplayProvider(cassette=cassette, **QUIET)
+    replayed = create("generator", "direct", samples=2).generate(problem(), context(player, device_facts=there))
+    assert [c.source for c in replayed] == [c.source for c in recorded] == [CORRECT, CORRECT]
+    assert [c.usage for c in replayed] == [c.usage for c in recorded]
+    assert "about 0.2 TFLOP/s" in replayed[0].transcript[0]["messages"][0]["content"]  # the prompt did differ
+    print(f"\nSCENARIO | direct 2 samples recorded at 0.1 TFLOP/s, replayed at 0.18 | server {server.billed} | "
+          f"records {sum(c.usage.calls for c in replayed)} calls, {sum(c.usage.total_tokens for c in replayed)} "
+          "tokens | replayed, same records")
+
+
+def test_a_changed_problem_still_misses_the_cassette(server, tmp_path):
+    cassette = tmp_path / "run.yaml"
+    server.reply(answer(CORRECT))
+    recorder = ReplayProvider(cassette=cassette, mode="record", base_url=server.base_url, model="gpt-4o-mini",
+                              api_key="sk", **QUIET)
+    create("generator", "direct").generate(problem(), context(recorder))
+    changed = problem()
+    changed.source = changed.source.replace("torch.relu(x)", "torch.sigmoid(x)")
+    player = ReplayProvider(cassette=cassette, **QUIET)
+    [candidate] = create("generator", "direct").generate(changed, context(player))
+    assert candidate.source == "" and "no recorded answer" in candidate.provenance["stopped"]

@@ -156,7 +156,8 @@ def test_read_of_a_buffer_nobody_writes_and_unwritten_outputs_are_rejected():
     (lambda d: d["tasks"][2]["waits"][0].update(threshold=0), "bad_threshold"),
     (lambda d: d["tasks"][0].update(outputs=[0], regions=None), "write_readonly"),
     (lambda d: d.update(format="crucible.megakernel/2.0"), "malformed"),
-    (lambda d: d["tasks"][0].update(sm=None), "malformed"),
+    (lambda d: d["tasks"][0].update(sm="1"), "malformed"),
+    (lambda d: d["tasks"][0].update(regions=[{"buffer": 1, "box": [[0, 1], [2, 9]]}]), "tile_out_of_bounds"),
 ])
 def test_launch_contract_violations_are_rejected_by_name(edit, cls):
     doc = two_tile_join()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from harness.candidate import Budget
-from harness.evaluate import EvalCache, EvalOptions, evaluate
-from harness.judge import WorkerLimits
-from harness.runner import Runner
+from harness.judge.evaluate import EvalCache, EvalOptions, evaluate
+from harness.judge.workers import WorkerLimits
+from harness.executors.runner import Runner
 from tests.mkevolve import toys
 
 pytestmark = pytest.mark.slow
@@ -56,7 +56,7 @@ def test_on_a_gpu_units_are_timed_and_merges_are_decided_by_measured_time(tmp_pa
 
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
-    from harness.options import eval_options
+    from harness.judge.eval_setup import eval_options
 
     opts = eval_options(device="cuda", size="small", compile_baseline="off", timing_budget_ms=200)
     problem = toys.problem(toys.CHAIN, "L2/3_Chain")

@@ -6,7 +6,7 @@ import types
 
 import torch
 
-from harness.evaluate import EvalOptions
+from harness.judge.evaluate import EvalOptions
 from submitters.mkevolve.compose import compose
 from submitters.mkevolve.rename import namespaced
 from submitters.mkevolve.workspace import decompose

@@ -7,7 +7,7 @@ import itertools
 import pytest
 import torch
 
-from harness.evaluate import EvalOptions
+from harness.judge.evaluate import EvalOptions
 from submitters.mkevolve.modules import constructor_source
 from submitters.mkevolve.units import PENDING, PYTORCH
 from submitters.mkevolve.workspace import decompose

@@ -6,9 +6,9 @@ import pytest
 
 from harness.candidate import Budget
 from harness.errors import UserError
-from harness.evaluate import EvalOptions
+from harness.judge.evaluate import EvalOptions
 from harness.llm.session import LLMOptions, LLMSession
-from harness.usage import Usage
+from harness.records.usage import Usage
 from submitters.mkevolve import MKEvolve
 from submitters.mkevolve.evolve import Evolution
 from submitters.mkevolve.search import SearchShape, UnitSearch

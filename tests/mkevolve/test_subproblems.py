@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from harness.evaluate import EvalOptions
+from harness.judge.evaluate import EvalOptions
 from harness.llm.builtin.analyze import trace as builtin_trace
 from submitters.mkevolve.units import Unit
 from submitters.mkevolve.workspace import Workspace, decompose
@@ -154,7 +154,7 @@ def _storages(values) -> set[int]:
 def test_no_sub_reference_returns_a_view_of_its_inputs_so_every_unit_can_pass_the_judge():
     # minGPT's k and v are views of the c_attn output, and k is read again after q @ k^T: before,
     # the matmul unit returned them as outputs, and the judge's output_aliases_input check failed
-    # every kernel for it (L3/43 on the H200, 2026-12-02)
+    # every kernel for it (L3/43 on the H200)
     space, decomposition, run = workspace_for(toys.ATTENTION)
     try:
         assert decomposition.mode == "fx"

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, field
 
 from harness.candidate import Budget, Candidate, GenerationContext
-from harness.evaluate import EvalOptions
+from harness.judge.evaluate import EvalOptions
 from harness.llm.base import ChatConfig, Reply
-from harness.problem import problem_from_source
-from harness.usage import Usage
+from harness.problems.problem import problem_from_source
+from harness.records.usage import Usage
 
 HEADER = "import torch\nimport torch.nn as nn\n\n"
 

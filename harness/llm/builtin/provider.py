@@ -14,7 +14,7 @@ from typing import Any
 from harness.llm.base import ChatConfig, Reply
 from harness.llm.builtin import prompt
 from harness.registry import register
-from harness.usage import Usage
+from harness.records.usage import Usage
 
 PROVIDER = "builtin"
 MODEL = "builtin-rules-v1"

@@ -1,1 +1,0 @@
-"""The worker: the only process that ever imports a candidate. See harness/judge.py for the other side."""

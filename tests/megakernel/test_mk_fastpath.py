@@ -1,0 +1,115 @@
+"""The native fast path (harness/megakernel/_mkfast.c) gives the pure-Python verdicts: on the twelve
+AMK samples, a sample of the AMK-dialect corpus, AMK lowerings of our models and single-field edits
+of valid schedules, ``validate(normalise(doc))`` is the same with it on and off, and so is the
+imported document. Where the extension is not built in place, it is built here (a C compiler
+and Python's headers are needed; without them these tests skip and say why)."""
+
+import copy
+import json
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+from importlib.machinery import ExtensionFileLoader
+from importlib.util import module_from_spec, spec_from_file_location
+from pathlib import Path
+
+import pytest
+from mk_schedules import paths, replace_at
+
+from harness.megakernel import amk_corpus, fastpath
+from harness.megakernel.amk_io import normalise
+from harness.megakernel.configs import ModelConfig, ScheduleConfig
+from harness.megakernel.validator import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = sorted((Path(__file__).parent / "fixtures" / "amk_samples").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory):
+    if fastpath.native is not None:
+        return fastpath.native
+    if shutil.which(sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc") is None:
+        pytest.skip("no C compiler: the validator runs in pure Python (the fast path is optional)")
+    out = tmp_path_factory.mktemp("mkfast")
+    built = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(out / "lib"),
+                            "--build-temp", str(out / "tmp")], cwd=ROOT, capture_output=True, text=True)
+    assert built.returncode == 0, f"building the native fast path failed:\n{built.stderr[-3000:]}"
+    path = next((out / "lib").rglob("_mkfast*"))
+    spec = spec_from_file_location("harness.megakernel._mkfast", path,
+                                   loader=ExtensionFileLoader("harness.megakernel._mkfast", str(path)))
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return fastpath.configure(module)
+
+
+def _both(native, doc, monkeypatch):
+    """(verdict, imported document) with the fast path off, then on."""
+    results = []
+    for on in (False, True):
+        monkeypatch.setattr(fastpath, "native", native if on else None)
+        monkeypatch.setattr(fastpath, "enabled", on)
+        try:
+            imported = normalise(copy.deepcopy(doc))
+        except Exception as error:  # (the import of some malformed documents raises: alike, then)
+            results.append((type(error).__name__, str(error)))
+            continue
+        verdict = validate(imported)
+        results.append((verdict.to_dict(), verdict.safety, json.dumps(imported)))
+    return results
+
+
+def _agree(native, doc, monkeypatch):
+    pure, fast = _both(native, doc, monkeypatch)
+    assert fast == pure
+    return pure
+
+
+def _amk_docs():
+    docs = [json.loads(p.read_text()) for p in SAMPLES]
+    docs += [item.doc for item in amk_corpus.build(seed=5, size=300)]
+    wide = ModelConfig(hidden=32, layers=2, heads=4, kv_heads=2, head_dim=8, intermediate=64, vocab=32, max_seq=16)
+    for sms, tile in ((4, 4), (8, 0)):
+        docs.append(amk_corpus.amk_lowering(wide, ScheduleConfig(num_sms=sms, gemv_tile=tile), 5))
+    return docs
+
+
+def test_verdicts_and_imports_agree_with_the_fast_path_on_and_off(native, monkeypatch):
+    accepted = 0
+    for doc in _amk_docs():
+        accepted += _agree(native, doc, monkeypatch)[1] == "safe_any_placement"
+    assert accepted >= 20  # (the comparison covers the fast path's one verdict, not only its refusals)
+
+
+def test_the_fast_path_proves_the_valid_samples_itself(native):
+    for path in SAMPLES:
+        if path.stem.startswith("valid"):
+            doc = normalise(json.loads(path.read_text()))
+            assert native.accept(doc) == (len(doc["tasks"]), len(doc["counters"])), path.stem
+
+
+def test_the_fast_path_leaves_rejected_and_unusual_schedules_to_python(native):
+    for path in SAMPLES:
+        doc = normalise(json.loads(path.read_text()))
+        if not path.stem.startswith("valid"):
+            assert native.accept(doc) is None, path.stem
+    doc = normalise(json.loads(SAMPLES[-1].read_text()))
+    for edit in (lambda d: d.update(pages={"buffer_to_page": {}, "pages": []}),
+                 lambda d: d["buffers"][0].update(space="SMEM"),
+                 lambda d: d["tasks"][3].update(id=True),
+                 lambda d: d["tasks"][3].update(sm=0)):
+        edited = copy.deepcopy(doc)
+        edit(edited)
+        assert native.accept(edited) is None
+
+
+def test_single_field_edits_of_valid_schedules_get_the_same_verdict(native, monkeypatch):
+    rng = random.Random(11)
+    values = [None, -1, 0, 1, 2, 3, 7, 2 ** 40, 1.0, "1", "SMEM", "KV_CACHE", [], {}, [1], [[0, 1]], True]
+    bases = [json.loads(p.read_text()) for p in SAMPLES if p.stem in ("valid_0137", "valid_0288")]
+    for base in bases:
+        where = list(paths(base))
+        for _ in range(150):
+            _agree(native, replace_at(base, rng.choice(where), rng.choice(values)), monkeypatch)
