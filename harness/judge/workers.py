@@ -73,10 +73,10 @@ class WorkerSession:
     Every candidate gets a fresh process. Starting one (Python, torch, Triton, the CUDA context)
     takes seconds, so where spare workers are on, the session adopts a worker started ahead that has
     run nothing but the harness's own start-up. No spare is ever alive while untrusted code runs
-    (it could tamper with the process that times the next baseline): a ``trusted`` session (the
-    harness's own eager and torch.compile baselines) starts ``spares_ahead`` spares at once where
-    none is waiting, any other session ends every spare but the one it adopts and starts one only
-    once its worker is dead.
+    (it could tamper with the process that will time a baseline): an untrusted session ends every
+    spare but the one it adopts, and every session starts ``spares_ahead`` spares (the workers the
+    next evaluation needs at once) only when it closes, once its worker is dead; a baseline's
+    session (``spares_ahead`` 0) starts none.
     """
 
     def __init__(self, device: str, limits: WorkerLimits, gpu_index: int | None = None, trusted: bool = False,
@@ -115,13 +115,13 @@ class WorkerSession:
             self.ready, self.adopted_spare = spare.ready, True
         else:
             self._spawn()
-        if self.trusted and self.spares_ahead:
-            # Only into an empty pool: a session that asks for several spares (the compile
-            # baseline, whose load and compile are long and untimed) starts them together, and the
-            # sessions after it adopt them without starting, and so waiting for, one of their own.
-            _SPARES.fill(key, self.spares_ahead, lambda: WorkerSession(self.device, self.limits, self.gpu_index))
-        elif not self.trusted:
+        if not self.trusted:
             _SPARES.drain()  # any spare left over is not alive while this untrusted code runs
+        if self.spares_ahead:
+            # Started when this session closes, so that they start up while the next evaluation
+            # builds its reference and checks correctness, not beside this one's timing (the judge
+            # settles every spare still starting before a timing: started here at the session's
+            # start, they made that wait most of a small CPU sweep's wall time).
             self._spare_after_close = key
 
     def spare_key(self) -> tuple:

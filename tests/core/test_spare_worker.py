@@ -53,14 +53,15 @@ def test_each_session_gets_its_own_process_and_adopts_the_spare(spares_on):
 
 
 def test_no_spare_lives_beside_untrusted_code(spares_on):
-    """An untrusted candidate could tamper with a process that will time the next baseline, so a
-    spare is started beside trusted sessions only, and after an untrusted one has ended."""
+    """An untrusted candidate could tamper with a process that will time a baseline, so a spare is
+    started only when a session has ended, and an untrusted session ends every other spare."""
     from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True) as baseline:
         baseline.wait_ready()
-        beside_trusted = judge._SPARES.session
-        assert beside_trusted is not None and beside_trusted.process.poll() is None
+        assert judge._SPARES.session is None, "spares start when a session closes, not beside it"
+    beside_trusted = judge._SPARES.session
+    assert beside_trusted is not None and beside_trusted.process.poll() is None
     with judge.WorkerSession("cpu", judge.WorkerLimits()) as candidate:
         assert candidate.adopted_spare and candidate.process.pid == beside_trusted.process.pid
         assert judge._SPARES.session is None, "a spare was alive while untrusted code ran"
@@ -170,8 +171,8 @@ def test_a_worker_exits_at_once_whatever_its_candidate_left_for_interpreter_shut
 
 
 def test_a_session_that_asks_for_several_spares_starts_them_together_and_the_next_sessions_adopt_them(spares_on):
-    """The compile baseline starts the next problem's three workers beside its long untimed load; the
-    sessions after it adopt them and start none of their own until the pool is empty."""
+    """A session that closes starts the workers the next evaluation needs at once (its candidate's
+    and its baselines'); the sessions after it adopt them and start none until the pool is empty."""
     from harness.judge import workers as judge
 
     with judge.WorkerSession("cpu", judge.WorkerLimits(), trusted=True, spares_ahead=3):
@@ -184,7 +185,7 @@ def test_a_session_that_asks_for_several_spares_starts_them_together_and_the_nex
             adopted.append(session.process.pid)
             left.append(len(judge._SPARES.sessions))
     assert adopted == pool, "spares are adopted oldest first"
-    assert left == [2, 1, 1], "a trusted session starts a spare only once the pool is empty"
+    assert left == [2, 1, 0], "a session starts spares only when it closes, and only into an empty pool"
     assert judge._SPARES.session.process.pid not in pool
 
 
