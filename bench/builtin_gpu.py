@@ -45,8 +45,8 @@ def measure(path: Path, size: str, variant: str) -> dict:
     import torch
     from triton.testing import do_bench
 
-    from harness.llm.builtin.ir import NoRule
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.ir import NoRule
+    from submitters.builtin.writer import write
     from harness.llm.prompts import strip_metadata
     from harness.problems.problem import load_module, load_problem
 

@@ -51,8 +51,8 @@ def check(path: str, timeout: int, variant: str = "default") -> tuple[str, str, 
     """(problem, verdict, detail, seconds) for one problem file."""
     import torch
 
-    from harness.llm.builtin.ir import NoRule
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.ir import NoRule
+    from submitters.builtin.writer import write
     from harness.llm.prompts import strip_metadata
     from harness.problems.problem import load_problem
 

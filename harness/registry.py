@@ -3,7 +3,8 @@
 A plug-in registers itself where it is written, with ``@generator(name)`` / ``@provider(name)``
 (or ``@register(kind, name)``); ``create(kind, name, **options)`` builds one by name. No list of
 plug-ins is kept here: each kind has a *home* (generators: every module of the ``submitters``
-package; providers: ``harness.llm.providers``) that is imported on the first lookup of that kind,
+package; providers: ``harness.llm.providers`` and the ``submitters`` package, where the offline
+``builtin`` writer lives) that is imported on the first lookup of that kind,
 and third parties come in through the entry-point group ``crucible.<kind>s`` (for example
 ``crucible.generators``), whose objects are loaded only when first asked for.
 
@@ -26,7 +27,7 @@ KINDS = ("generator", "provider", "metric", "timer")
 # Where each kind's bundled plug-ins live: a package (each of its modules is imported) or a module.
 _HOMES: dict[str, tuple[str, ...]] = {
     "generator": ("submitters",),
-    "provider": ("harness.llm.providers",),
+    "provider": ("harness.llm.providers", "submitters"),   # submitters/builtin: the offline writer
     "metric": (),
     "timer": (),
 }

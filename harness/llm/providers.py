@@ -49,9 +49,3 @@ def replay_provider(cassette: Any = None, mode: str | None = None, log: Callable
     mode = mode or os.environ.get("CRUCIBLE_REPLAY_MODE") or "replay"
     return ReplayProvider(cassette=cassette, mode=mode, log=log, **_common(options))
 
-
-try:  # the offline rule-based writer registers itself as "builtin" when it is installed
-    import harness.llm.builtin  # noqa: F401
-except ModuleNotFoundError as error:
-    if error.name is None or not "harness.llm.builtin".startswith(error.name):
-        raise

@@ -60,7 +60,7 @@ def run_builtin(tmp_path):
         ``dtype``: a half precision to run both models in (compared at 1e-2, as the harness does)."""
         import torch
 
-        from harness.llm.builtin.writer import write
+        from submitters.builtin.writer import write
 
         written = write(reference, variant)
         (tmp_path / "reference.py").write_text(evaluate_with or reference)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.llm.builtin import prompt
-from harness.llm.builtin.ir import NoRule
+from submitters.builtin import prompt
+from submitters.builtin.ir import NoRule
 
 HEADER = "import torch\nimport torch.nn as nn\n\n"
 
@@ -18,7 +18,7 @@ def source(forward: str, inputs: str = "[torch.randn(2, 4, 6, 6)]", init: str = 
 
 
 def plan_of(text: str):
-    from harness.llm.builtin import analyze, lower, plan
+    from submitters.builtin import analyze, lower, plan
 
     return plan.plan(lower.lower(analyze.trace(text)))
 
@@ -37,7 +37,7 @@ def test_conversation_reader_tells_reference_from_candidate_and_reads_last_feedb
 
 
 def test_broadcast_bias_is_indexed_by_its_channel_run():
-    from harness.llm.builtin.emit_common import Kernel, Stage
+    from submitters.builtin.emit_common import Kernel, Stage
 
     kernel = Kernel("k", group=None, plan=None)
     stage = Stage("D", (8, 16, 5, 7), "flat", "mask", "shape")
@@ -50,7 +50,7 @@ def test_broadcast_bias_is_indexed_by_its_channel_run():
 def test_broadcast_index_expressions_pick_the_element_torch_broadcasting_picks(operand):
     import torch
 
-    from harness.llm.builtin.emit_common import Kernel, Stage
+    from submitters.builtin.emit_common import Kernel, Stage
 
     shape = (3, 4, 5, 6)
     expression = Kernel("k", None, None).index_expression(operand, Stage("D", shape, "flat", "mask", "shape"))

@@ -216,7 +216,7 @@ def test_kernel_output_is_a_new_tensor_not_an_input_alias(tmp_path):
 
     import torch
 
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.writer import write
 
     source = problem('''
 class Model(nn.Module):

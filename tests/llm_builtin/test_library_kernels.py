@@ -82,8 +82,8 @@ def test_pooling_matches_pytorch(run_builtin, case):
 
 
 def test_max_pool_with_indices_stays_in_pytorch_and_is_refused_alone(run_builtin):
-    from harness.llm.builtin.ir import NoRule
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.ir import NoRule
+    from submitters.builtin.writer import write
 
     with pytest.raises(NoRule, match="stays in PyTorch"):
         write(module_problem("nn.MaxPool2d(2, return_indices=True)", (1, 2, 4, 4), "self.op(x)[0]"))
@@ -112,7 +112,7 @@ def get_init_inputs():
 def test_batch_norm_training_statistics_and_running_stats(tmp_path):
     import importlib.util
 
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.writer import write
 
     written = write(BATCH_NORM)
     (tmp_path / "ref.py").write_text(BATCH_NORM)

@@ -49,8 +49,8 @@ def test_multihead_attention_output_matches_pytorch(run_builtin):
 
 
 def test_multihead_attention_whose_weights_are_used_stays_in_pytorch(run_builtin):
-    from harness.llm.builtin.ir import NoRule
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.ir import NoRule
+    from submitters.builtin.writer import write
 
     with pytest.raises(NoRule, match="stays in PyTorch"):
         write(problem("nn.MultiheadAttention(12, 3)", "self.op(x, x, x)[1]", "[torch.randn(7, 2, 12)]"))

@@ -153,5 +153,5 @@ def test_select_provider_without_endpoint_falls_back_to_builtin(monkeypatch):
 
 
 def test_importing_the_package_does_not_import_torch():
-    code = "import sys, harness.llm.builtin; assert 'torch' not in sys.modules, 'torch imported'"
+    code = "import sys, submitters.builtin; assert 'torch' not in sys.modules, 'torch imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from harness.judge.evaluate import EvalOptions
-from harness.llm.builtin.analyze import trace as builtin_trace
+from submitters.builtin.analyze import trace as builtin_trace
 from submitters.mkevolve.units import Unit
 from submitters.mkevolve.workspace import Workspace, decompose
 from tests.mkevolve import toys

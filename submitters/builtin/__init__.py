@@ -12,13 +12,13 @@ Pipeline: ``analyze`` (trace on the meta device) -> ``lower`` and ``decompose`` 
 ``provider`` (the chat protocol). Importing this package does not import torch.
 """
 
-from harness.llm.builtin.provider import MODEL, PROVIDER, BuiltinProvider
+from submitters.builtin.provider import MODEL, PROVIDER, BuiltinProvider
 
 __all__ = ["BuiltinProvider", "MODEL", "PROVIDER", "write_kernel"]
 
 
 def write_kernel(reference_source: str, variant: str = "default") -> str:
     """The ModelNew source for ``reference_source``; raises ``ir.NoRule`` when no rule applies."""
-    from harness.llm.builtin.writer import write
+    from submitters.builtin.writer import write
 
     return write(reference_source, variant).source

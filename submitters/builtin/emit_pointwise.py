@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.llm.builtin.emit_common import Emitted, Kernel, Scope, Stage, Tuning, forward_expr
+from submitters.builtin.emit_common import Emitted, Kernel, Scope, Stage, Tuning, forward_expr
 
 
 def emit_pointwise(index: int, group: Any, plan: Any, tuning: Tuning) -> Emitted:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.llm.builtin.emit_common import Kernel, Scope, Stage
-from harness.llm.builtin.emit_common import Emitted, Tuning
-from harness.llm.builtin.emit_pointwise import call_args, describe_ops, launcher_inputs, returned
+from submitters.builtin.emit_common import Kernel, Scope, Stage
+from submitters.builtin.emit_common import Emitted, Tuning
+from submitters.builtin.emit_pointwise import call_args, describe_ops, launcher_inputs, returned
 
 # From this depth on, fp32 sums over K drift past a 1e-4 tolerance unless compensated.
 COMPENSATE_FROM_K = 4096

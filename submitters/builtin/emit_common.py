@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin import emit_ops
-from harness.llm.builtin.ir import NoRule, Pointwise, Scalar, Value, is_computed
+from submitters.builtin import emit_ops
+from submitters.builtin.ir import NoRule, Pointwise, Scalar, Value, is_computed
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin import analyze, library, lower, plan as planning
-from harness.llm.builtin.emit_matmul import emit_matmul
-from harness.llm.builtin.emit_ops import HELPERS, helpers_used
-from harness.llm.builtin.emit_pointwise import emit_pointwise
-from harness.llm.builtin.emit_rows import emit_rows, emit_scan
-from harness.llm.builtin.ir import NoRule, Value
-from harness.llm.builtin.emit_common import Emitted, Tuning, forward_expr, launch_helpers
+from submitters.builtin import analyze, library, lower, plan as planning
+from submitters.builtin.emit_matmul import emit_matmul
+from submitters.builtin.emit_ops import HELPERS, helpers_used
+from submitters.builtin.emit_pointwise import emit_pointwise
+from submitters.builtin.emit_rows import emit_rows, emit_scan
+from submitters.builtin.ir import NoRule, Value
+from submitters.builtin.emit_common import Emitted, Tuning, forward_expr, launch_helpers
 
 MODEL = "builtin-rules-v1"
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Scan, Value, is_computed, \
+from submitters.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Scan, Value, is_computed, \
     keepdim_shape, reduced_shape, tensor_inputs
-from harness.llm.builtin.lower import Kept, Program, ReduceTuple
+from submitters.builtin.lower import Kept, Program, ReduceTuple
 
 MAX_REDUCTIONS = 6
 

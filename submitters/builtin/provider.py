@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.llm.base import ChatConfig, Reply
-from harness.llm.builtin import prompt
+from submitters.builtin import prompt
 from harness.registry import register
 from harness.records.usage import Usage
 
@@ -49,7 +49,7 @@ def respond(conversation: prompt.Conversation) -> tuple[str, str]:
 
 def next_variant(conversation: prompt.Conversation) -> tuple[str | None, str]:
     """The variant to write now and the reason, or (None, what cannot be done)."""
-    from harness.llm.builtin.writer import FALLBACK, TUNING_ORDER
+    from submitters.builtin.writer import FALLBACK, TUNING_ORDER
 
     previous, status = conversation.previous_variant, conversation.feedback
     if status is None or previous is None:
@@ -64,8 +64,8 @@ def next_variant(conversation: prompt.Conversation) -> tuple[str | None, str]:
 
 
 def write_reply(reference: str, variant: str, why: str) -> tuple[str, str]:
-    from harness.llm.builtin.ir import NoRule
-    from harness.llm.builtin.writer import VARIANTS, write
+    from submitters.builtin.ir import NoRule
+    from submitters.builtin.writer import VARIANTS, write
 
     try:
         written = write(reference, variant)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.llm.builtin.ir import NoRule
+from submitters.builtin.ir import NoRule
 
 HELPERS = {
     "_tanh": '''@triton.jit

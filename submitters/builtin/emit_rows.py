@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.llm.builtin.emit_common import Kernel, Scope, Stage, forward_expr
-from harness.llm.builtin.emit_common import Emitted, Tuning
-from harness.llm.builtin.emit_pointwise import call_args, describe_ops, launcher_inputs, returned
-from harness.llm.builtin.ir import Pointwise, keepdim_shape, reduced_shape
+from submitters.builtin.emit_common import Kernel, Scope, Stage, forward_expr
+from submitters.builtin.emit_common import Emitted, Tuning
+from submitters.builtin.emit_pointwise import call_args, describe_ops, launcher_inputs, returned
+from submitters.builtin.ir import Pointwise, keepdim_shape, reduced_shape
 
 _INIT = {"sum": "0.0", "max": 'float("-inf")', "min": 'float("inf")', "argmax": 'float("-inf")',
          "argmin": 'float("inf")'}

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin.ir import NoRule
+from submitters.builtin.ir import NoRule
 
 _PROBLEM_FUNCTIONS = {"get_inputs", "get_init_inputs"}
 _METADATA = {"SMALL", "FIXES", "EXCLUDE"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.llm.builtin.ir import NoRule, Tensor, Value
+from submitters.builtin.ir import NoRule, Tensor, Value
 
 
 class LossRules:
@@ -88,6 +88,6 @@ def _zero() -> Any:
 
 
 def _literal(value: Any) -> Any:
-    from harness.llm.builtin.ir import Scalar
+    from submitters.builtin.ir import Scalar
 
     return Scalar(name="literal", shape=None, literal=value)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.llm.builtin import patterns
-from harness.llm.builtin.decompose_losses import LossRules
-from harness.llm.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Scan, Tensor, Value, \
+from submitters.builtin import patterns
+from submitters.builtin.decompose_losses import LossRules
+from submitters.builtin.ir import Axis, Matmul, NoRule, Pointwise, Reduce, Scalar, Scan, Tensor, Value, \
     broadcast, reduced_shape
 
 
@@ -95,7 +95,7 @@ class Builder(LossRules):
 
     def _finish(self, value: Value, node: Any) -> Value:
         """The last value of a decomposition stands for ``node``: its name, shape and dtype."""
-        from harness.llm.builtin.lower import python_name
+        from submitters.builtin.names import python_name
 
         traced = self.low.traced_value(node)
         value.name = python_name(node.name)
@@ -158,7 +158,7 @@ class Builder(LossRules):
         if op in ("max", "min"):
             if bound["dim"] is None:
                 return self._finish(self.reduce(op, x, all_dims(rank), False), node)
-            from harness.llm.builtin.lower import ReduceTuple
+            from submitters.builtin.names import ReduceTuple
 
             return ReduceTuple(x, norm_dims(bound["dim"], rank), bool(bound["keepdim"]), op)
         handler = getattr(self, f"_red_{op}")
@@ -312,7 +312,7 @@ class Builder(LossRules):
     # -- layers with their own parameters ---------------------------------------------------------
 
     def _module_layer(self, node: Any, op: str, module: Any) -> Value:
-        from harness.llm.builtin.lower import attribute_path
+        from submitters.builtin.names import attribute_path
 
         path = attribute_path(node.target)
         x = self.low.value(node.args[0])

@@ -12,12 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.llm.builtin import decompose, library, patterns
-from harness.llm.builtin.analyze import Traced
-from harness.llm.builtin.ir import NoRule, Scalar, Tensor, Value, is_computed
-
-_RESERVED = {"torch", "triton", "tl", "nn", "F", "math", "self", "ModelNew"}
-
+from submitters.builtin import decompose, library, patterns
+from submitters.builtin.analyze import Traced
+from submitters.builtin.ir import NoRule, Scalar, Tensor, Value, is_computed
+from submitters.builtin.names import ReduceTuple, attribute_path, python_name  # noqa: F401  (users import them from here)
 
 @dataclass
 class Kept:
@@ -36,16 +34,6 @@ class Program:
     output: Any = None                           # the forward's return structure, over Values
 
 
-@dataclass
-class ReduceTuple:
-    """``torch.max(x, dim)``'s (values, indices) pair; each half is built when it is used."""
-
-    input: Value
-    dims: tuple
-    keepdim: bool
-    kind: str
-
-
 def lower(traced: Traced) -> Program:
     program = Program(traced=traced)
     graph = traced.graph_module.graph
@@ -55,10 +43,6 @@ def lower(traced: Traced) -> Program:
     for node in graph.nodes:
         lowering.visit(node)
     return program
-
-
-def python_name(name: str) -> str:
-    return name + "_v" if name in _RESERVED else name
 
 
 class _Lowering:
@@ -210,15 +194,6 @@ class _Lowering:
         if isinstance(traced, torch.Tensor):
             return True
         return isinstance(traced, (tuple, list)) and any(isinstance(t, torch.Tensor) for t in traced)
-
-
-def attribute_path(target: str) -> str:
-    """``features.0.weight`` -> ``getattr(self.features, '0').weight``: ``getattr`` reaches a numbered
-    or oddly named submodule in any holder (Sequential, ModuleList, ModuleDict or a plain Module)."""
-    text = "self"
-    for part in target.split("."):
-        text = f"{text}.{part}" if part.isidentifier() else f"getattr({text}, {part!r})"
-    return text
 
 
 def _function_name(target: Any) -> str:
