@@ -104,8 +104,8 @@ class Runner:
             candidates = self._candidates(problem)
             records = [self._record(problem, c, i) for i, c in enumerate(candidates)]
             self.cache.release()
-            # a spare worker still starting (CUDA context) would disturb the next holder's timing
-            settle_spare_workers()
+            if locked:  # a spare still starting (CUDA context) would disturb the next holder's timing
+                settle_spare_workers()
         self._stop_if_unusable(candidates)
         return records
 

@@ -313,9 +313,9 @@ class WorkerSession:
             self._wait_exit()
 
     def close(self) -> None:
-        # The spare started for the next session must be up before this one's caller goes on
-        # (another process may start timing on this GPU once we let go of it).
-        _SPARES.settle()
+        # No wait here for spares still starting: the judge settles them before each timing, and the
+        # runner before it lets another process time on the GPU. Waiting at every close put each
+        # spare's whole start-up into the evaluation that started it.
         self.resume()  # a paused worker would not read its "bye"
         if self.process is not None and self.process.poll() is None and self.conn is not None:
             try:
