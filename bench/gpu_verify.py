@@ -33,9 +33,23 @@ class Stage:
     limit_s: float            # the most it may take; it is not started with less time left than min_s
     min_s: float = 60.0
     min_gpus: int = 1
+    env: tuple[tuple[str, str], ...] = ()   # extra environment for this stage's command
 
+
+# The problems whose `reference` speedup moved most between runs under the previous timer
+# (multi-kernel, launch-bound and cuDNN-RNN models): timed with the A/A control (two eager workers)
+# to tell drift that follows the clock from drift that follows the process.
+UNSTABLE = ("L3/9_*", "L3/10_*", "L3/15_*", "L3/23_*", "L3/36_*", "L3/38_*", "L3/41_*", "L1/12_*", "L1/71_*",
+            "L2/23_*", "L1/95_*")
+_UNSTABLE_ARGS = tuple(arg for pattern in UNSTABLE for arg in ("--problem", pattern))
 
 STAGES = (
+    Stage("timing-unstable", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
+                              "--runs-dir", "{out}/runs/timing-unstable", "--limit-s", "240") + _UNSTABLE_ARGS,
+          300, 120, env=(("CRUCIBLE_TIMING_CONTROL", "1"),)),
+    Stage("timing-unstable-unpinned", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
+                                       "--runs-dir", "{out}/runs/timing-unpinned", "--limit-s", "240") + _UNSTABLE_ARGS,
+          300, 120, env=(("CRUCIBLE_TIMING_CONTROL", "1"), ("CRUCIBLE_TIMING_CPUS", "all"))),
     # the GPU tests include the exploit corpus's GPU cases (tests/exploits/test_corpus.py)
     Stage("gpu-tests", ("{python}", "-m", "pytest", "tests", "-m", "gpu", "-q", "-p", "no:cacheprovider",
                         "--runs-dir", "{out}/runs/gpu-tests"), 420, 120),
@@ -44,6 +58,7 @@ STAGES = (
     Stage("multi-gpu", ("{python}", "bench/multi_gpu.py", "--out", "{out}/runs/multi-gpu"), 420, 180, min_gpus=2),
     Stage("builtin-gpu", ("{python}", "bench/builtin_gpu.py", "suites/kernelbench/level1", "--budget-s", "300"), 360, 120),
     Stage("megakernel", ("{python}", "bench/megakernel_bench.py", "--skip-corpus"), 180),
+    Stage("megakernel-gpu", ("{python}", "bench/megakernel_gpu.py", "--out", "{out}/megakernel_gpu.json"), 480, 180),
     # resumable by itself: `--redo speed-sweep` with the same --out goes on where it stopped
     Stage("speed-sweep", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
                           "--runs-dir", "{out}/runs/speed-sweep", "--limit-s", "480"), 540, 180),
@@ -105,12 +120,13 @@ def _outcome(stage: Stage, out: Path, gpus: int, deadline: float) -> dict:
     if left < stage.min_s:
         return {"status": "not started", "why": f"{left:.0f} s left, needs {stage.min_s:.0f} s"}
     command = [part.format(python=sys.executable, out=out) for part in stage.command]
-    return _run(command, out / f"{stage.name}.log", min(stage.limit_s, left))
+    return _run(command, out / f"{stage.name}.log", min(stage.limit_s, left), dict(stage.env))
 
 
-def _run(command: list[str], log: Path, limit_s: float) -> dict:
+def _run(command: list[str], log: Path, limit_s: float, extra_env: dict | None = None) -> dict:
     began = time.monotonic()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           **(extra_env or {})}
     with open(log, "w") as sink:
         sink.write("$ " + " ".join(command) + "\n")
         sink.flush()
