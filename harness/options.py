@@ -48,31 +48,26 @@ def choice(name: str, allowed: tuple[str, ...]):
     return parse
 
 
-def positive_int(name: str):
+def _count(name: str, least: int, wording: str):
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise UserError(f"{name} {text!r} is not a whole number") from None
-        if value < 1:
-            raise UserError(f"{name} {text!r} must be at least 1")
+        if value < least:
+            raise UserError(f"{name} {text!r} must be {wording}")
         return value
 
     return parse
+
+
+def positive_int(name: str):
+    return _count(name, 1, "at least 1")
 
 
 def whole_number(name: str):
     """A count where 0 means none (``--max-optimisation-passes 0``: stop at the first correct kernel)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise UserError(f"{name} {text!r} is not a whole number") from None
-        if value < 0:
-            raise UserError(f"{name} {text!r} must be 0 or more")
-        return value
-
-    return parse
+    return _count(name, 0, "0 or more")
 
 
 def positive_float(name: str):

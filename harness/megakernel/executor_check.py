@@ -98,31 +98,10 @@ def in_program_order(doc: dict, programs: int) -> dict:
 
 
 def device_weights(model: ModelConfig, seed: int = 0, device: str = "cuda") -> dict:
-    """Random weights made on the device (a 1B-class model's 6 GB in fp32 would take long on the
-    host), named and scaled as ``llama_ref.init_weights`` makes them."""
-    import torch
+    """Random weights made on the device, named and scaled as ``llama_ref.init_weights`` makes them."""
+    from harness.megakernel.llama_ref import init_weights
 
-    g = torch.Generator(device=device).manual_seed(seed)
-    m = model
-
-    def dense(n_out: int, n_in: int):
-        return torch.randn(n_out, n_in, generator=g, device=device) / n_in ** 0.5
-
-    def norm():
-        return 1.0 + 0.1 * torch.randn(m.hidden, generator=g, device=device)
-
-    weights = {"embed.weight": torch.randn(m.vocab, m.hidden, generator=g, device=device)}
-    for i in range(m.layers):
-        p = f"layers.{i}."
-        weights.update({p + "attn_norm.weight": norm(), p + "wq.weight": dense(m.q_dim, m.hidden),
-                        p + "wk.weight": dense(m.kv_dim, m.hidden), p + "wv.weight": dense(m.kv_dim, m.hidden),
-                        p + "wo.weight": dense(m.hidden, m.q_dim), p + "mlp_norm.weight": norm(),
-                        p + "w_gate.weight": dense(m.intermediate, m.hidden),
-                        p + "w_up.weight": dense(m.intermediate, m.hidden),
-                        p + "w_down.weight": dense(m.hidden, m.intermediate)})
-    weights["norm.weight"] = norm()
-    weights["lm_head.weight"] = dense(m.vocab, m.hidden)
-    return weights
+    return init_weights(model, seed, device)
 
 
 def decode_against_eager(model: ModelConfig, sched: ScheduleConfig, weights: dict, steps: int = 6,

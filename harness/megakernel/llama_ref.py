@@ -14,18 +14,19 @@ import torch.nn.functional as F
 from harness.megakernel.configs import ModelConfig
 
 
-def init_weights(model: ModelConfig, seed: int = 0) -> dict[str, torch.Tensor]:
-    """Random fp32 weights named like the lowering's buffer sources (``layers.0.wq.weight`` ...)."""
-    g = torch.Generator().manual_seed(seed)
+def init_weights(model: ModelConfig, seed: int = 0, device: str = "cpu") -> dict[str, torch.Tensor]:
+    """Random fp32 weights named like the lowering's buffer sources (``layers.0.wq.weight`` ...),
+    made on ``device`` (a 1B-class model's 6 GB in fp32 take long to make on the host)."""
+    g = torch.Generator(device=device).manual_seed(seed)
 
     def dense(n_out: int, n_in: int) -> torch.Tensor:
-        return torch.randn(n_out, n_in, generator=g) / math.sqrt(n_in)
+        return torch.randn(n_out, n_in, generator=g, device=device) / math.sqrt(n_in)
 
     def norm() -> torch.Tensor:
-        return 1.0 + 0.1 * torch.randn(model.hidden, generator=g)
+        return 1.0 + 0.1 * torch.randn(model.hidden, generator=g, device=device)
 
     m = model
-    weights = {"embed.weight": torch.randn(m.vocab, m.hidden, generator=g)}
+    weights = {"embed.weight": torch.randn(m.vocab, m.hidden, generator=g, device=device)}
     for i in range(m.layers):
         p = f"layers.{i}."
         weights.update({p + "attn_norm.weight": norm(), p + "wq.weight": dense(m.q_dim, m.hidden),
