@@ -78,7 +78,7 @@ class RunWriter:
     def _note_resume(self, header: dict) -> None:
         """A run that appends to an earlier run's file says once who it is: its own provenance
         (machine, versions, commit) and config, in a ``resume`` line. Without it, records a later
-        session appended would carry the first session's commit and machine."""
+        run appended would carry the first run's commit and machine."""
         run_id, segments = header.get("run_id"), run_segments(self.path)
         # No header yet: another xdist worker of this run is creating the file. This run's id among
         # them: the file's own run, or another worker of this resumed run wrote the line already.
