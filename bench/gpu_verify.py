@@ -4,7 +4,8 @@
 
 Each stage is a command with its own time limit; its output goes to DIR/<stage>.log and its outcome
 to DIR/stages.json as soon as it ends, so a second call with the same DIR skips the stages that
-finished (passed or failed) and goes on with the rest: a GPU lent for ten minutes at a time can
+finished (passed or failed) and goes on with the rest (a sweep stopped at its limit is
+"unfinished" and goes on where it stopped): a GPU lent for ten minutes at a time can
 finish the list over several calls. A stage that would not fit the time left is not started. One
 table is printed last. Without a CUDA GPU it says so and exits 0, having run nothing.
 
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class Stage:
     name: str
-    command: tuple[str, ...]  # {python} and {out} are filled in
+    command: tuple[str, ...]  # {python}, {out} and {limit} (seconds this stage may run, less a margin) are filled in
     limit_s: float            # the most it may take; it is not started with less time left than min_s
     min_s: float = 60.0
     min_gpus: int = 1
@@ -59,11 +60,18 @@ STAGES = (
     Stage("builtin-gpu", ("{python}", "bench/builtin_gpu.py", "suites/kernelbench/level1", "--budget-s", "300"), 360, 120),
     Stage("megakernel", ("{python}", "bench/megakernel_bench.py", "--skip-corpus"), 180),
     Stage("megakernel-gpu", ("{python}", "bench/megakernel_gpu.py", "--out", "{out}/megakernel_gpu.json"), 480, 180),
-    # resumable by itself: `--redo speed-sweep` with the same --out goes on where it stopped
+    # resumable by themselves: `--redo speed-sweep` with the same --out goes on where it stopped
     Stage("speed-sweep", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
-                          "--runs-dir", "{out}/runs/speed-sweep", "--limit-s", "480"), 540, 180),
+                          "--runs-dir", "{out}/runs/speed-sweep", "--limit-s", "{limit}"), 540, 180),
+    # the same sweep again on the same machine: `speed_sweep.py report RUN RUN_REPEAT` compares them
+    Stage("speed-sweep-repeat", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
+                                 "--runs-dir", "{out}/runs/speed-sweep-repeat", "--limit-s", "{limit}"), 540, 180),
+    Stage("compile-sample", ("{python}", "bench/speed_sweep.py", "run", "--device", "cuda", "--size", "full",
+                             "--subset", "sample50", "--compile", "--runs-dir", "{out}/runs/compile-sample",
+                             "--limit-s", "{limit}"), 540, 180),
 )
 FINISHED = ("passed", "failed")
+UNFINISHED = 3   # a resumable stage stopped at its limit (bench/speed_sweep.py): run again on the next call
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,8 +127,9 @@ def _outcome(stage: Stage, out: Path, gpus: int, deadline: float) -> dict:
     left = deadline - time.monotonic()
     if left < stage.min_s:
         return {"status": "not started", "why": f"{left:.0f} s left, needs {stage.min_s:.0f} s"}
-    command = [part.format(python=sys.executable, out=out) for part in stage.command]
-    return _run(command, out / f"{stage.name}.log", min(stage.limit_s, left), dict(stage.env))
+    limit = min(stage.limit_s, left)
+    command = [part.format(python=sys.executable, out=out, limit=f"{max(30.0, limit - 30):.0f}") for part in stage.command]
+    return _run(command, out / f"{stage.name}.log", limit, dict(stage.env))
 
 
 def _run(command: list[str], log: Path, limit_s: float, extra_env: dict | None = None) -> dict:
@@ -138,7 +147,7 @@ def _run(command: list[str], log: Path, limit_s: float, extra_env: dict | None =
             os.killpg(process.pid, signal.SIGKILL)  # the stage's own process group, and nothing else
             process.wait()
             return {"status": "timed out", "seconds": round(time.monotonic() - began, 1), "log": log.name}
-    status = "passed" if rc == 0 else "failed"
+    status = "passed" if rc == 0 else "unfinished" if rc == UNFINISHED else "failed"
     return {"status": status, "rc": rc, "seconds": round(time.monotonic() - began, 1), "log": log.name}
 
 

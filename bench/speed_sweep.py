@@ -2,10 +2,11 @@
 and what its records say about the timer.
 
     python bench/speed_sweep.py run --device cuda --size full --runs-dir DIR [--level 3] [--problem GLOB]
-        [--limit-s 540]    # resumable: run it again with the same DIR to go on where it stopped
+        [--subset sample50] [--compile] [--limit-s 540]    # resumable: run it again with the same DIR
     python bench/speed_sweep.py report RUNFILE [RUNFILE2]
 
-``report`` prints, per level: problems timed, speedups within 0.97-1.03 and 0.95-1.05, the
+``run`` exits 3 when it stopped at ``--limit-s`` with problems left (gpu_verify runs such a stage
+again on its next call). ``report`` prints, per level: problems timed, speedups within 0.97-1.03 and 0.95-1.05, the
 verdict counts (a correct timer calls identical code ``indistinguishable``), the worst problems,
 wall time, and the fixed cost of an evaluation (its wall time less its timing phase). With a second
 run file (the same sweep repeated on the same machine) it also prints how far the two runs' speedups
@@ -24,6 +25,7 @@ from statistics import median
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+UNFINISHED = 3      # the exit status of a run stopped at its time limit: run it again to go on
 
 
 def run(args) -> int:
@@ -33,14 +35,16 @@ def run(args) -> int:
         command += ["--level", level]
     for pattern in args.problem or []:
         command += ["--problem", pattern]
-    if args.compile:
-        command += ["--compile-baseline", "on"]
+    if args.subset:
+        command += ["--subset", args.subset]
+    # Explicit both ways: the harness's default (auto) times the compile baseline on CUDA.
+    command += ["--compile-baseline", "on" if args.compile else "off"]
     started = time.perf_counter()
     try:
         code = subprocess.run(command, cwd=ROOT, timeout=args.limit_s).returncode
     except subprocess.TimeoutExpired:
         print(f"stopped at the {args.limit_s:g} s limit; run the same command again to go on (--resume)")
-        code = 0
+        code = UNFINISHED
     print(f"wall {time.perf_counter() - started:.1f} s for this part")
     newest = sorted(Path(args.runs_dir).glob("*.jsonl"))
     if newest:
@@ -116,7 +120,8 @@ def main(argv=None) -> int:
     sweep.add_argument("--runs-dir", required=True)
     sweep.add_argument("--level", action="append")
     sweep.add_argument("--problem", action="append")
-    sweep.add_argument("--compile", action="store_true", help="time the compile baseline too")
+    sweep.add_argument("--subset", help="all (default), representative, starter or sample50 (the compile sample)")
+    sweep.add_argument("--compile", action="store_true", help="time the compile baseline too (default: eager only)")
     sweep.add_argument("--limit-s", type=float, default=540.0, help="stop after this long (resume later)")
     report = commands.add_parser("report", help="summarise one run file, or compare two")
     report.add_argument("runfiles", nargs="+", type=Path)

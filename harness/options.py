@@ -130,7 +130,8 @@ SELECTION = (
            "every suite runs its own checks"),
     Option("--level", "KernelBench levels, e.g. 1,2", default="1,2,3"),
     Option("--problem", "glob over problem names or ids, e.g. 'L2/23_*' (repeatable)", repeat=True),
-    Option("--subset", "all, representative (upstream's subset) or starter", default="all"),
+    Option("--subset", "all, representative (upstream's subset), starter or sample50 (every fifth problem of each level)",
+           default="all"),
     Option("--kernelbench-root", "load problems from an upstream KernelBench checkout"),
     Option("--resume", "append to the newest matching run file and skip recorded problems", switch=True),
 )

@@ -141,14 +141,17 @@ class WorkerSession:
 
     def _spawn(self) -> None:
         judge_end, worker_end = socket.socketpair()
-        log = open(self.log_path, "wb")
         root = str(Path(__file__).resolve().parents[2])
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "harness.judge.worker", str(worker_end.fileno())],
-            pass_fds=(worker_end.fileno(),), cwd=self.workdir, env=self._environment(root),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        log.close()
+        env = self._environment(root)
+        self.process = _FORK_SERVERS.fork(self.spare_key(), env, worker_end.fileno(), self.workdir, self.log_path)
+        if self.process is None:
+            log = open(self.log_path, "wb")
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "harness.judge.worker", str(worker_end.fileno())],
+                pass_fds=(worker_end.fileno(),), cwd=self.workdir, env=env,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            log.close()
         worker_end.close()
         self.conn = Connection(judge_end.detach())
 
@@ -407,7 +410,72 @@ class _SparePool:
             session.close()
 
 
+class _ForkServers:
+    """The judge's fork servers (harness.judge.forkserver), one per worker environment, the two most
+    recently used kept: workers are forked from one once it is up. A server is started at the second
+    spawn under an environment, so that a one-off environment (a test's own limits) costs no server;
+    while it starts, or where forking is off, workers are spawned."""
+
+    KEEP = 2
+
+    def __init__(self):
+        self.servers: dict[tuple, object] = {}   # oldest first
+        self.seen: set[tuple] = set()
+
+    @property
+    def server(self):
+        """The most recently used server, or None."""
+        return next(reversed(self.servers.values()), None)
+
+    def fork(self, key: tuple, env: dict, channel_fd: int, workdir: Path, log_path: Path):
+        """A worker forked on ``channel_fd``, or None: the caller spawns it."""
+        from harness.judge.forkserver import ForkServerError, fork_server_enabled
+
+        if not fork_server_enabled():
+            return None
+        server = self.servers.pop(key, None)
+        if server is not None and server.poll_ready() and not server.intact():
+            self._close(server)         # tampered with, or gone: a new one for the next worker
+            server = None
+        if server is None:
+            if key in self.seen:
+                self._start(key, env)
+            self.seen.add(key)
+            return None
+        self.servers[key] = server      # most recently used last
+        if not server.ready:
+            return None
+        try:
+            return server.fork(channel_fd, workdir, log_path, {k: env[k] for k in _PER_WORKER_ENV if k in env})
+        except ForkServerError:
+            self._close(self.servers.pop(key))
+            return None
+
+    def _start(self, key: tuple, env: dict) -> None:
+        from harness.judge.forkserver import ForkServer
+
+        while len(self.servers) >= self.KEEP:
+            self._close(self.servers.pop(next(iter(self.servers))))
+        workdir = Path(tempfile.mkdtemp(prefix="crucible-forkserver-"))
+        own = {"HOME": workdir, "TMPDIR": workdir, "TRITON_CACHE_DIR": workdir / "triton-cache",
+               "TORCHINDUCTOR_CACHE_DIR": workdir / "inductor", "TORCH_EXTENSIONS_DIR": workdir / "torch-extensions"}
+        self.servers[key] = ForkServer({**env, **{k: str(v) for k, v in own.items()}}, workdir)
+
+    @staticmethod
+    def _close(server) -> None:
+        server.close()
+        shutil.rmtree(server.workdir, ignore_errors=True)
+
+    def close(self) -> None:
+        servers, self.servers = self.servers, {}
+        self.seen.clear()
+        for server in servers.values():
+            self._close(server)
+
+
 _SPARES = _SparePool()
+_FORK_SERVERS = _ForkServers()
+atexit.register(_FORK_SERVERS.close)  # registered first, so it runs last: after the spares it forked are gone
 atexit.register(_SPARES.drain)
 
 

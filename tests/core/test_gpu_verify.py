@@ -34,3 +34,20 @@ def test_every_stage_names_a_script_or_module_that_exists():
         target = stage.command[1]
         assert target == "-m" or (ROOT / target).is_file(), f"{stage.name}: {target} is missing"
         assert stage.min_s <= stage.limit_s
+
+
+def test_a_sweep_stopped_at_its_limit_is_unfinished_and_runs_again(tmp_path):
+    """bench/speed_sweep.py exits 3 when it stops at its time limit; that stage is not finished, so
+    the next call (same --out) runs it again and the sweep resumes where it stopped."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import gpu_verify
+        import speed_sweep
+    finally:
+        sys.path.pop(0)
+    assert speed_sweep.UNFINISHED == gpu_verify.UNFINISHED
+    stopped = gpu_verify._run([sys.executable, "-c", f"raise SystemExit({speed_sweep.UNFINISHED})"], tmp_path / "a.log", 60)
+    failed = gpu_verify._run([sys.executable, "-c", "raise SystemExit(1)"], tmp_path / "b.log", 60)
+    done = gpu_verify._run([sys.executable, "-c", "pass"], tmp_path / "c.log", 60)
+    assert (stopped["status"], failed["status"], done["status"]) == ("unfinished", "failed", "passed")
+    assert stopped["status"] not in gpu_verify.FINISHED and failed["status"] in gpu_verify.FINISHED

@@ -7,6 +7,8 @@ import secrets
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.judge.evaluate import EvalCache, evaluate
 from tests.core.test_verdicts import GOOD
 
@@ -54,14 +56,25 @@ from harness.problems.problem import load_problem
 
 problem = load_problem(sys.argv[1], size="small", level=1)
 opts = EvalOptions(timing=False, trials=3, limits=WorkerLimits(memory_bytes=3 << 30, load_s=120, first_call_s=20, call_s=20))
+if sys.argv[3] == "forked":   # the worker is forked from the fork server, not started by the judge
+    import os
+    from harness.judge.workers import _FORK_SERVERS, WorkerSession
+
+    os.environ.update(CRUCIBLE_SPARE_WORKER="0", CRUCIBLE_FORK_SERVER="1")
+    for _ in range(2):   # a server starts at the second spawn under one environment
+        with WorkerSession("cpu", opts.limits):
+            pass
+    assert _FORK_SERVERS.server.poll_ready(120)
 evaluate(problem, open(sys.argv[2]).read(), opts, EvalCache())
 '''
 
 
-def test_a_busy_worker_ends_soon_after_its_judge_is_killed(tmp_path):
+@pytest.mark.parametrize("start", ["spawned", "forked"])
+def test_a_busy_worker_ends_soon_after_its_judge_is_killed(tmp_path, start):
     """A judge killed from outside (a time limit's SIGKILL) cannot close its workers; one busy in a
     long request would not read the closed channel and would keep loading the machine (seen on an H100,
-    beside the next run's timings). The worker's watcher ends it within about a second."""
+    beside the next run's timings). The worker's watcher ends it within about a second; a forked
+    worker's watcher watches the fork server, which ends with the judge's channel."""
     import signal
     import subprocess
     import sys
@@ -75,10 +88,11 @@ import ctypes
 import os
 
 with open({str(note)!r}, "w") as handle:
-    handle.write(str(os.getpid()))
+    handle.write(f"{{os.getpid()}} {{os.getppid()}}")
 ctypes.CDLL(None).sleep(120)   # a long load: the worker reads no message until it ends
 ''')
-    judge = subprocess.Popen([sys.executable, "-c", JUDGE, str(FIXTURES / "problems" / "1_Scale_ReLU.py"), str(candidate)],
+    judge = subprocess.Popen([sys.executable, "-c", JUDGE, str(FIXTURES / "problems" / "1_Scale_ReLU.py"), str(candidate),
+                              start],
                              cwd=Path(__file__).resolve().parents[2])
     worker = None
     try:
@@ -87,14 +101,16 @@ ctypes.CDLL(None).sleep(120)   # a long load: the worker reads no message until 
             time.sleep(0.1)
         assert note.exists(), "the candidate never started loading"
         time.sleep(0.2)
-        worker = int(note.read_text())
+        worker, parent = map(int, note.read_text().split())
         assert _alive(worker)
+        assert (parent == judge.pid) == (start == "spawned"), f"the worker's parent is {parent}, the judge {judge.pid}"
         judge.send_signal(signal.SIGKILL)
         judge.wait(10)
         deadline = time.monotonic() + 10
-        while _alive(worker) and time.monotonic() < deadline:
+        while (_alive(worker) or _alive(parent)) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _alive(worker), f"worker {worker} outlived its killed judge"
+        assert not _alive(parent), f"the fork server {parent} outlived its killed judge"
     finally:
         judge.kill()
         note.unlink(missing_ok=True)
