@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import traceback
-import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
@@ -22,7 +21,7 @@ from harness import registry
 from harness.candidate import Budget, Candidate, GenerationContext
 from harness.errors import UserError
 from harness.judge.evaluate import EvalCache, EvalOptions, evaluate, judge_failure_record
-from harness.judge.gpu_lock import exclusive_gpu
+from harness.judge.gpu_lock import gpu_work
 from harness.judge.workers import settle_spare_workers
 from harness.llm.base import EndpointUnusable
 from harness.problems.problem import Problem
@@ -64,7 +63,6 @@ class Runner:
         self.run_id = run_id or new_run_id()
         # the run-wide spending that every process of the run shares (harness/executors/ledger.py)
         self.run_ledger = run_ledger
-        self._held_since: float | None = None
         self.stopped: str | None = None  # why the endpoint cannot serve this run; no problem runs after it
         if sink is not None:  # another process writes the run file (harness/executors/ray_task.py)
             self.path, self.done, self.writer = None, set(), _Sink(sink)
@@ -96,15 +94,14 @@ class Runner:
         EndpointUnusable to stop the run)."""
         if self.stopped:
             raise EndpointUnusable(self.stopped)
-        # Everything that touches the GPU happens under its lock when timing: another worker's
-        # correctness calls on the same GPU would disturb a timing as much as its timings would.
+        # Generation holds no GPU lock (an LLM's answer can take minutes); each evaluation holds the
+        # GPU shared while it works there and exclusively while it times (harness.judge.gpu_lock).
+        candidates = self._candidates(problem)
         locked = self.opts.device == "cuda" and self.opts.timing
-        with exclusive_gpu(self.opts.device, self.opts.gpu_index) if locked else nullcontext():
-            self._held_since = time.time() if locked else None
-            candidates = self._candidates(problem)
+        with gpu_work(self.opts.device, self.opts.gpu_index) if locked else nullcontext():
             records = [self._record(problem, c, i) for i, c in enumerate(candidates)]
             self.cache.release()
-            if locked:  # a spare still starting (CUDA context) would disturb the next holder's timing
+            if locked:  # a spare still starting (CUDA context) would disturb another process's timing
                 settle_spare_workers()
         self._stop_if_unusable(candidates)
         return records
@@ -170,10 +167,6 @@ class Runner:
         record.update(run_id=self.run_id, label=candidate.label, usage=candidate.usage.to_dict(),
                       transcript=candidate.transcript, provenance=candidate.provenance,
                       fixes=problem.fixes or None, shrunk=problem.shrunk, gpu_index=self.opts.gpu_index)
-        if self._held_since is not None:
-            # an interval inside the time this process held the GPU: intervals of two processes on
-            # one GPU never overlap (bench/multi_gpu.py checks this from the run file)
-            record["gpu_windows"] = [[self._held_since, time.time()]]
         self.writer.append(record)
         return record
 

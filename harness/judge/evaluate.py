@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import time
 import traceback
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
@@ -21,6 +22,7 @@ from harness.judge import sol
 from harness.records import stats
 from harness.judge.alternation import CANDIDATE
 from harness.judge.baseline_workers import CONTROL, BaselineWorkers, baseline_options, baseline_source
+from harness.judge.gpu_lock import gpu_work, holding, timing_window
 from harness.judge.workers import READY_TIMEOUT_S, WorkerFailure, WorkerLimits, WorkerSession, settle_spare_workers
 from harness.problems.problem import Problem
 from harness.judge.reference import ReferenceEnv, clone_inputs, inputs_equal, second_look
@@ -123,11 +125,20 @@ def evaluate(problem: Problem, source: str, opts: EvalOptions, cache: EvalCache 
         record.update(status="rejected", reason=(identity or {}).get("stopped") or "the generator produced no source")
         return _finish(record, started)
     record["flags"] += _static_flags(source)
-    env_started = time.perf_counter()
-    env = cache.env(problem, opts)
-    record["phases_s"] = {"reference": round(time.perf_counter() - env_started, 3)}
-    verdict = judge_candidate(env, source, opts, cache, timing=opts.timing, profile=profile, trusted=baseline)
+    # On a GPU that is timed on, this process holds it shared while it works there and exclusively
+    # while it times (harness.judge.gpu_lock); a run without timing takes no lock and may share it.
+    locked = opts.device == "cuda" and opts.timing
+    outermost = locked and not holding(opts.device, opts.gpu_index)
+    with gpu_work(opts.device, opts.gpu_index) if locked else nullcontext():
+        env_started = time.perf_counter()
+        env = cache.env(problem, opts)
+        record["phases_s"] = {"reference": round(time.perf_counter() - env_started, 3)}
+        verdict = judge_candidate(env, source, opts, cache, timing=opts.timing, profile=profile, trusted=baseline)
+        if outermost:  # a spare still starting (its CUDA context) is this process's GPU work too
+            settle_spare_workers()
     record["phases_s"]["candidate"] = verdict.pop("phases_s")
+    if verdict.get("gpu_windows"):
+        record["gpu_windows"] = verdict.pop("gpu_windows")
     record.update({k: v for k, v in verdict.items() if k not in ("timing", "overheads", "baseline_failures")})
     if verdict["status"] == "ok" and verdict.get("timing") is not None:
         _add_speed(record, verdict, problem, env, opts, cache, baseline)
@@ -280,10 +291,15 @@ def _time_in_alternation(session, env, opts, cache, rng, trusted, verdict, laps:
     laps.lap("settle")  # spare workers still starting: none may start beside a timing
     from harness.judge.placement import timing_cpus
 
-    alternation = run_alternating({CANDIDATE: session, **ready}, env, opts.plan, opts.tol(), rng,
-                                  opts.limits.timing_batch_s, paused=set() if trusted else {CANDIDATE},
-                                  cpus=timing_cpus(opts.device, opts.gpu_index))
+    windows: list = []
+    with timing_window(opts.device, opts.gpu_index, windows):
+        laps.lap("gpu_wait")  # another process timing on this GPU
+        alternation = run_alternating({CANDIDATE: session, **ready}, env, opts.plan, opts.tol(), rng,
+                                      opts.limits.timing_batch_s, paused=set() if trusted else {CANDIDATE},
+                                      cpus=timing_cpus(opts.device, opts.gpu_index))
     laps.lap("timing")
+    if windows:
+        verdict["gpu_windows"] = windows
     if alternation.outcomes[CANDIDATE].failure:
         status, reason = alternation.outcomes[CANDIDATE].failure
         return {"status": status, "reason": reason, "worker_output": session.output_tail()}
