@@ -3,8 +3,9 @@
 Usage: python bench/harness_overhead.py [--device cpu|cuda] [--repeats 3]
 Prints a table: spawn+import+load seconds, round-trip milliseconds per correctness call (judge ->
 worker -> judge, minus the same call in-process), and the judge's check time per call. The start-up
-is measured twice: a worker started on demand, and one adopted from a spare started ahead (the
-default on CUDA; see docs/HARNESS.md), which is ready by the time the judge needs it.
+is measured three ways: a worker spawned on demand (``python -m harness.judge.worker``), one forked on
+demand from the fork server, and one adopted from a spare started ahead (the defaults are the
+fork server and spares; see docs/HARNESS.md), which is ready by the time the judge needs it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def main() -> int:
     from harness.judge.evaluate import EvalCache, EvalOptions
     import os
 
-    from harness.judge.workers import WorkerLimits, WorkerSession, drain_spare_workers, settle_spare_workers
+    from harness.judge.workers import (_FORK_SERVERS, WorkerLimits, WorkerSession, drain_spare_workers,
+                                       settle_spare_workers)
     from harness.problems.problem import load_problem
     from harness.judge.reference import ReferenceEnv
 
@@ -41,18 +43,25 @@ def main() -> int:
     opts = EvalOptions(device=args.device)
     env = ReferenceEnv(problem, args.device, "fp32", secret=5)
     source = problem.source + "\nModelNew = Model\n"
-    spawn, adopted, trip, local, check = [], [], [], [], []
-    runs = [("0", spawn)] * args.repeats + [("1", None)] + [("1", adopted)] * args.repeats
-    for spare, starts in runs:
-        os.environ["CRUCIBLE_SPARE_WORKER"] = spare
+    spawn, forked, adopted, trip, local, check = [], [], [], [], [], []
+    plain = {"CRUCIBLE_SPARE_WORKER": "0", "CRUCIBLE_FORK_SERVER": "0"}
+    fork = {"CRUCIBLE_SPARE_WORKER": "0", "CRUCIBLE_FORK_SERVER": "1"}
+    spare = {"CRUCIBLE_SPARE_WORKER": "1", "CRUCIBLE_FORK_SERVER": "1"}
+    # (settings, where the start-up time goes); None: a session that only readies what the next ones use
+    runs = ([(plain, spawn)] * args.repeats + [(fork, None)] * 2 + [(fork, forked)] * args.repeats
+            + [(spare, None)] + [(spare, adopted)] * args.repeats)
+    for settings, starts in runs:
+        os.environ.update(settings)
         settle_spare_workers()  # the spare started by the previous session is ready, as between two problems
+        if starts is forked:
+            _FORK_SERVERS.server.poll_ready(120)  # up, as it is after a run's first problems
         t0 = time.perf_counter()
         with WorkerSession(args.device, WorkerLimits()) as session:
             session.request({"op": "load", "source": source, "init_args": env.init_args, "init_seed": env.init_seed,
                              "state_dict": env.state_dict(), "device": args.device, "precision": "fp32",
                              "flags": env.flags, "gpu_index": None}, 300, "load")
             if starts is None:
-                continue  # this session only starts the first spare
+                continue
             starts.append(time.perf_counter() - t0)
             for i in range(20):
                 inputs = env.make_inputs(i)
@@ -73,9 +82,11 @@ def main() -> int:
                 local.append(time.perf_counter() - t3)
     drain_spare_workers()
     elements = env.make_inputs(0)[0].numel()
-    print(f"device {args.device}, {elements:,} elements per input, {2 * args.repeats} workers x 20 calls")
-    print("spawn+import+load s | with a spare s | round trip ms | in-process call ms | transfer overhead ms | check ms")
-    print(f"{statistics.median(spawn):19.2f} | {statistics.median(adopted):14.2f} | {1e3 * statistics.median(trip):13.3f} | "
+    print(f"device {args.device}, {elements:,} elements per input, {3 * args.repeats} workers x 20 calls")
+    print("spawn+import+load s | forked+load s | with a spare s | round trip ms | in-process call ms | "
+          "transfer overhead ms | check ms")
+    print(f"{statistics.median(spawn):19.2f} | {statistics.median(forked):13.2f} | {statistics.median(adopted):14.2f} | "
+          f"{1e3 * statistics.median(trip):13.3f} | "
           f"{1e3 * statistics.median(local):18.3f} | {1e3 * (statistics.median(trip) - statistics.median(local)):20.3f} | "
           f"{1e3 * statistics.median(check):8.3f}")
     return 0
