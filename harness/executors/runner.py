@@ -109,10 +109,10 @@ class Runner:
     def _stop_if_unusable(self, candidates: list[Candidate]) -> None:
         fatal = next((c.provenance.get("endpoint_error") for c in candidates if c.provenance.get("endpoint_fatal")), None)
         if fatal:
-            self.stopped = (f"{fatal}. The run stopped here; what it measured is in {self.path} "
+            ending = "" if fatal.rstrip().endswith((".", "?", "!")) else "."
+            self.stopped = (f"{fatal.rstrip()}{ending} The run stopped here; what it measured is in {self.path} "
                             "(rerun with --resume once this is fixed)")
-            self.log(f"crucible: {self.stopped}")
-            raise EndpointUnusable(self.stopped)
+            raise EndpointUnusable(self.stopped)   # the front end (CLI, pytest) prints it, once
 
     def _candidates(self, problem: Problem) -> list[Candidate]:
         stopped = self.run_budget.exceeded_by(self.run_ledger.spent() if self.run_ledger else self.spent)
@@ -125,8 +125,7 @@ class Runner:
             candidates = list(self.generator.generate(problem, ctx))
         except UserError as error:  # the user must fix something first (an unusable endpoint, a missing price)
             self.stopped = str(error)
-            self.log(f"crucible: {error}")
-            raise
+            raise   # the front end (CLI, pytest) prints it, once
         except Exception as error:  # noqa: BLE001 - a failing generator must not end the run
             reason = f"generation_failed: {type(error).__name__}: {error}"
             self.log(f"{problem.id}: {reason}")

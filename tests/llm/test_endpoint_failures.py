@@ -126,3 +126,20 @@ def test_mkevolve_records_the_endpoint_failure_that_ended_it(server, make_provid
     ctx.options = EvalOptions(device="cpu", timing=False)
     [failed] = create("generator", "mkevolve").generate(problem(), ctx)
     assert "HTTP 401" in failed.provenance["endpoint_error"] and failed.provenance["endpoint_fatal"] is True
+
+
+def test_the_cli_says_why_a_run_stopped_once(tmp_path):
+    """An unreachable endpoint stops `python -m harness run` with exit 2 and one message that says
+    what to fix and where the records are, not the same message twice."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--generator", "direct", "--problem", "L1/19_*",
+                           "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "--runs-dir", str(tmp_path)],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert said.count("The run stopped here") == 1, said
+    assert "is the server running" in said and "?. " not in said
