@@ -77,10 +77,41 @@ def _amk_docs():
 
 
 def test_verdicts_and_imports_agree_with_the_fast_path_on_and_off(native, monkeypatch):
-    accepted = 0
+    accepted = proven = 0
     for doc in _amk_docs():
         accepted += _agree(native, doc, monkeypatch)[1] == "safe_any_placement"
-    assert accepted >= 20  # (the comparison covers the fast path's one verdict, not only its refusals)
+        proven += native.judge(normalise(copy.deepcopy(doc))) is False
+    # (the comparison covers both of the fast path's verdicts, not only its refusals to answer)
+    assert accepted >= 20 and proven >= 20
+
+
+def test_the_fast_path_proves_common_rejections_itself_and_python_names_them(native, monkeypatch):
+    monkeypatch.setattr(fastpath, "native", native)
+    monkeypatch.setattr(fastpath, "enabled", True)
+    named = {}
+    for path in SAMPLES:
+        doc = normalise(json.loads(path.read_text()))
+        if path.stem.startswith("valid") or "partial_shared" in path.stem:
+            continue  # (a partial wait with more tasks than SMs: the loader's placement decides, in Python)
+        assert native.judge(doc) is False, path.stem
+        verdict = validate(doc)
+        assert type(verdict).__name__ == "_ProvenUnsafe" and not verdict.ok and verdict.safety == "unsafe"
+        named[path.stem] = verdict.classes  # (worked out on this first read)
+        assert verdict.violations and verdict.violations[0]["witness"] is not None and verdict.stats
+    assert named["mutant_cycle_0003"] == ["dependency_cycle"] and named["random_0011"] == ["write_readonly"]
+    assert named["mutant_oob_buffer_0002"] == ["dangling_ref"] and named["mutant_drop_wait_0020"] == ["raw"]
+
+
+def test_a_proven_rejection_read_after_its_document_changed_says_so(native, monkeypatch):
+    monkeypatch.setattr(fastpath, "native", native)
+    monkeypatch.setattr(fastpath, "enabled", True)
+    amk = json.loads((SAMPLES[0].parent / "random_0011.json").read_text())
+    doc = normalise(amk)
+    verdict = validate(doc)
+    doc.clear()
+    doc.update(normalise(json.loads((SAMPLES[0].parent / "valid_0288.json").read_text())))
+    assert not verdict.ok and verdict.classes == ["internal_error"]
+    assert "changed after validate()" in verdict.violations[0]["message"]
 
 
 def test_the_fast_path_proves_the_valid_samples_itself(native):
