@@ -37,7 +37,7 @@
 static PyObject *s_id, *s_op, *s_inputs, *s_outputs, *s_out_counter, *s_waits, *s_params, *s_sm,
     *s_regions, *s_buffer, *s_box, *s_threshold, *s_counter, *s_kind, *s_shape, *s_dtype, *s_space,
     *s_init, *s_n_off, *s_N_tile, *s_m_off, *s_M_tile, *s_GEMM_TILE, *s_format, *s_target,
-    *s_buffers, *s_counters, *s_tasks, *s_pages, *s_ops, *s_amk, *s_num_sms, *s_max_resident;
+    *s_buffers, *s_counters, *s_tasks, *s_pages, *s_ops, *s_amk, *s_num_sms, *s_max_resident, *s_est_bytes, *s_est_flops;
 
 static PyObject *zero; /* the int 0 */
 static PyObject *t_format, *t_kinds, *t_spaces, *t_dtypes, *t_ops, *t_params;
@@ -371,7 +371,8 @@ PyMODINIT_FUNC PyInit__mkfast(void) {
     INTERN(s_M_tile, "M_tile") INTERN(s_GEMM_TILE, "GEMM_TILE") INTERN(s_format, "format")
     INTERN(s_target, "target") INTERN(s_buffers, "buffers") INTERN(s_counters, "counters")
     INTERN(s_tasks, "tasks") INTERN(s_pages, "pages") INTERN(s_ops, "ops") INTERN(s_amk, "amk")
-    INTERN(s_num_sms, "num_sms") INTERN(s_max_resident, "max_resident")
+    INTERN(s_num_sms, "num_sms") INTERN(s_max_resident, "max_resident") INTERN(s_est_bytes, "est_bytes")
+    INTERN(s_est_flops, "est_flops")
     if ((zero = PyLong_FromLong(0)) == NULL)
         return NULL;
     return PyModule_Create(&module);

@@ -9,9 +9,10 @@
  *                            producer listed before its waiters) the answer is None instead.
  *   False                    unsafe, under AMK's loader too: a structural violation or bad op
  *                            (_mkfast_read.h), a wait no placement can meet (fewer producers than
- *                            its threshold), a dependency cycle (the loader refuses the program), or
- *                            a race or unmet wait with every task on an SM of its own while the grid
- *                            has an SM for every task (the loader then places them so).
+ *                            its threshold), a dependency cycle (the loader refuses the program), a
+ *                            race with every task on an SM of its own while the grid has an SM for
+ *                            every task (the loader then places them so), or a read that can miss a
+ *                            write where the loader places the tasks (_mkfast_placed.h).
  *   None                     anything else: the Python code decides. */
 
 typedef struct {
@@ -39,43 +40,6 @@ static int listed_in_order(Sched *s) {
         s->made[s->out[t]]++;
     }
     return 1;
-}
-
-/* Whether the dependency graph (every producer of a counter before each task waiting on it, a
- * task waiting on its own counter an edge to itself) has a topological order: Kahn's algorithm,
- * an edge counted once per wait (multiplicity cancels out). */
-static int acyclic(Sched *s) {
-    int t, j, q, head = 0, tail = 0, nw = s->w_start[s->n];
-    int *need = calloc((size_t)s->n * 2 + s->nc + 1 + nw + 1, sizeof(int));
-    int *queue, *by_start, *by_task, ok;
-    if (need == NULL)
-        return -1;
-    queue = need + s->n;
-    by_start = queue + s->n; /* waits grouped by counter (CSR): the waiting task of each */
-    by_task = by_start + s->nc + 1;
-    for (j = 0; j < nw; j++)
-        by_start[s->w_counter[j] + 1]++;
-    for (j = 0; j < s->nc; j++)
-        by_start[j + 1] += by_start[j];
-    memset(s->made, 0, sizeof(int) * s->nc); /* (a fill count per counter) */
-    for (t = 0; t < s->n; t++)
-        for (j = s->w_start[t]; j < s->w_start[t + 1]; j++) {
-            int c = s->w_counter[j];
-            by_task[by_start[c] + s->made[c]++] = t;
-            need[t] += s->total[c];
-        }
-    for (t = 0; t < s->n; t++)
-        if (!need[t])
-            queue[tail++] = t;
-    while (head < tail) {
-        int c = s->out[queue[head++]];
-        for (q = by_start[c]; q < by_start[c + 1]; q++)
-            if (--need[by_task[q]] == 0)
-                queue[tail++] = by_task[q];
-    }
-    ok = tail == s->n;
-    free(need);
-    return ok;
 }
 
 /* Ancestors over full waits (every producer listed before its waiters); 0 at a partial wait. */
@@ -193,23 +157,27 @@ static int writes_ok(Sched *s, Span *spans, Span *active) {
     return 1;
 }
 
+#include "_mkfast_placed.h"
+
 /* Every array of the schedule in one zeroed allocation (8-byte items first, for alignment). */
 static int sched_alloc(Sched *s, int ins, int outs, int waits) {
     size_t n = s->n, nb = s->nb, nc = s->nc, W = s->W;
-    size_t n8 = (nb + 1) * RANK_CAP + (waits + 1) + n * W + (nc + 1) * W + (outs + 1) * (sizeof(Box) / 8);
+    size_t n8 = (nb + 1) * RANK_CAP + (waits + 1) + n * W + (nc + 1) * W + (outs + 1) * (sizeof(Box) / 8) +
+                2 * n;
     size_t n4 = 3 * (nb + 1) + n + 3 * (n + 1) + (ins + 1) + (waits + 1) + (outs + 1) + 2 * (nc + 1) +
-                2 * (nb + 1) + (outs + 1);
+                2 * (nb + 1) + (outs + 1) + 3 * n;
     char *p = calloc(n8 * 8 + n4 * 4 + 8, 1);
     if ((s->arena = p) == NULL)
         return 0;
 #define CARVE(field, count)                                                                        \
     s->field = (void *)p;                                                                          \
     p += (count) * sizeof *s->field;
-    CARVE(shape, (nb + 1) * RANK_CAP) CARVE(w_k, waits + 1) CARVE(anc, n * W) CARVE(cmask, (nc + 1) * W)
+    CARVE(shape, (nb + 1) * RANK_CAP) CARVE(w_k, waits + 1) CARVE(cost, 2 * n) CARVE(anc, n * W) CARVE(cmask, (nc + 1) * W)
     CARVE(o_box, outs + 1) CARVE(rank, nb + 1) CARVE(kflags, nb + 1) CARVE(intdtype, nb + 1) CARVE(out, n)
     CARVE(in_start, n + 1) CARVE(w_start, n + 1) CARVE(o_start, n + 1) CARVE(in_buf, ins + 1)
     CARVE(w_counter, waits + 1) CARVE(o_buf, outs + 1) CARVE(total, nc + 1) CARVE(made, nc + 1)
-    CARVE(wcount, nb + 1) CARVE(wstart, nb + 1) CARVE(wlist, outs + 1)
+    CARVE(wcount, nb + 1) CARVE(wstart, nb + 1) CARVE(wlist, outs + 1) CARVE(order, n) CARVE(sm, n)
+    CARVE(qpred, n)
 #undef CARVE
     return 1;
 }
@@ -297,20 +265,22 @@ static int semantics(Sched *s, int outs) {
         s->total[s->out[t]]++;
     if (unmeetable_wait(s))
         return -1;
-    if (!listed_in_order(s))
-        return acyclic(s) == 0 ? -1 : 0;
-    if (!ancestors(s))
-        return 0; /* a partial wait */
     writer_lists(s);
-    spans = calloc((size_t)outs * 2 + 2, sizeof(Span));
-    if (spans == NULL)
-        return 0;
-    active = spans + outs + 1;
-    ok = reads_ok(s) && writes_ok(s, spans, active);
-    free(spans);
-    /* unsafe with every task on an SM of its own, which is where the loader puts them when the
-     * grid has an SM for each (it does not with fewer: the Python code then judges its placement) */
-    return ok ? 1 : s->n <= s->grid ? -1 : 0;
+    if (listed_in_order(s) && ancestors(s)) { /* (else producers listed late, or a partial wait) */
+        spans = calloc((size_t)outs * 2 + 2, sizeof(Span));
+        if (spans == NULL)
+            return 0;
+        active = spans + outs + 1;
+        ok = reads_ok(s) && writes_ok(s, spans, active);
+        free(spans);
+        if (ok)
+            return 1;
+        /* unsafe with every task on an SM of its own, which is where the loader puts them when the
+         * grid has an SM for each; with fewer, where the loader places them decides */
+        if (s->n <= s->grid)
+            return -1;
+    }
+    return placed_races(s);
 }
 
 static int busy; /* set during a call: a re-entrant one (only through a key's own __eq__) says None */
@@ -327,7 +297,7 @@ static int judge_doc(PyObject *doc, Sched *s) {
     s->nc = (int)PyList_GET_SIZE(counters);
     s->W = (s->n + 63) / 64;
     names_init(&task_names, NF_TASK, s_id, s_op, s_inputs, s_outputs, s_out_counter, s_waits, s_params, s_sm,
-               s_regions);
+               s_regions, s_est_bytes, s_est_flops);
     names_init(&buffer_names, NF_BUFFER, s_id, s_kind, s_dtype, s_space, s_shape);
     names_init(&counter_names, NF_COUNTER, s_id, s_init);
     if ((s->tf = malloc(sizeof(PyObject *) * NF_TASK * (size_t)s->n)) == NULL ||

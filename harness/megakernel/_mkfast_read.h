@@ -22,6 +22,8 @@ typedef struct {
     Box *o_box;                           /* per output entry */
     uint64_t *anc, *cmask;                /* bitsets: W words per task / counter */
     int *total, *made, *wcount, *wstart, *wlist;
+    int *order, *sm, *qpred;              /* per task, where the loader places it (_mkfast_placed.h) */
+    long long *cost;                      /* per task: est_bytes, est_flops as the loader counts them */
     PyObject **tf;                        /* per task: its NF_TASK field values (borrowed) */
     void *arena;                          /* one allocation behind every array above */
     PyObject *pkey[16]; /* parameter keys seen, with their PARAM_TYPES codes */
@@ -33,7 +35,7 @@ typedef struct {
  * per field). A key is matched by identity first: JSON's decoder gives every object of one
  * document the same key objects, and once one is matched by value it is matched by identity from
  * then on (the document holds it alive for the whole call, and no Python code runs meanwhile). */
-enum { F_ID, F_OP, F_INPUTS, F_OUTPUTS, F_OUT_COUNTER, F_WAITS, F_PARAMS, F_SM, F_REGIONS, NF_TASK };
+enum { F_ID, F_OP, F_INPUTS, F_OUTPUTS, F_OUT_COUNTER, F_WAITS, F_PARAMS, F_SM, F_REGIONS, F_BYTES, F_FLOPS, NF_TASK };
 enum { B_ID, B_KIND, B_DTYPE, B_SPACE, B_SHAPE, NF_BUFFER };
 enum { W_COUNTER, W_THRESHOLD, NF_WAIT };
 enum { C_ID, C_INIT, NF_COUNTER };
@@ -274,6 +276,15 @@ static int read_waits(Sched *s, PyObject *waits, int first, Names *names) {
     return !doubt;
 }
 
+/* A cost as the loader counts it (placement._cost: an int, else 0); 0 for an int too large here. */
+static int read_cost(PyObject *value, long long *out) {
+    if (value == NULL || !PyLong_CheckExact(value)) {
+        *out = 0;
+        return 1;
+    }
+    return exact_int(value, out);
+}
+
 /* Task t (its fields in f, id t, lists checked by count_operands): 1, 0 or -1 as above. */
 static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *wait_names) {
     long long oc;
@@ -308,6 +319,8 @@ static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *
             return -1;
         doubt |= !r;
     }
+    if (!read_cost(f[F_BYTES], s->cost + 2 * t) || !read_cost(f[F_FLOPS], s->cost + 2 * t + 1))
+        return 0;
     if (doubt || f[F_SM] != Py_None || f[F_OP] == NULL || !PyUnicode_CheckExact(f[F_OP]) ||
         (f[F_PARAMS] != NULL && !PyDict_CheckExact(f[F_PARAMS])))
         return 0;

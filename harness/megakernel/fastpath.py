@@ -9,7 +9,8 @@ definition and decides every other case:
   buffers, full waits whose producers are listed first): then (tasks, counters, grid); or
   whether the Python validator is certain to call it unsafe (a structural violation or bad op it
   reads the same way, a wait no placement can meet, a dependency cycle, a race with every task on
-  an SM of its own when the grid has one for each): then False, and the verdict's violations are
+  an SM of its own when the grid has one for each, a read that can miss a write where the loader
+  places the tasks): then False, and the verdict's violations are
   worked out in Python when first read (``validator.Verdict.proven_unsafe``); else None.
 
 Without a C compiler the extension is not built and everything runs in Python, with the same
