@@ -10,7 +10,9 @@ Ours is ``validate(normalise(doc))``: import, placement and every check. Where t
 path proves a schedule unsafe it names the violations (witness included) only when they are
 first read, so ours is also timed with them read (``ours+why``: what AMK's ``validate`` returns,
 its error messages, is always built). Rounds alternate the two sides so that drift hits both; the
-median per-schedule time over rounds is reported.
+median per-schedule time over rounds is reported. ``--floor`` adds, per schedule, what 10x leaves
+(a tenth of AMK's ``validate()``) next to two costs ours cannot avoid: our import alone and a bare
+native read of the document's objects.
 
 AMK is not on PyPI. Point ``--amk PATH`` (or ``AMK_PATH``) at a checkout of its public code
 (github.com/RightNow-AI/AutoMegaKernel); without one this prints our side only and says so.
@@ -114,6 +116,30 @@ def measure(ir, schedules, rounds: int, budget_s: float, clock=time.perf_counter
     return rows
 
 
+def floors(ir, schedules, rows: list[dict], budget_s: float, clock=time.perf_counter) -> str:
+    """What 10x AMK's ``validate()`` leaves per schedule, against two costs ours cannot avoid: the
+    import alone (``normalise``: the copies and tile regions the validator then reads) and the
+    least a native reader spends visiting each object of the document's tasks, buffers and counters
+    once, checking nothing (``_mkfast.touch``)."""
+    from harness.megakernel import fastpath
+    from harness.megakernel.amk_io import normalise
+
+    if fastpath.native is None or ir is None:
+        return "(floors need the native fast path and AMK)"
+    lines = [f"{'schedule':30s} {'tasks':>5s} {'AMK/10 us':>9s} {'import us':>9s} {'read us':>8s} "
+             f"{'sum us':>7s} {'ours us':>8s}  10x reachable on top of import + one read?"]
+    for (cls, name, doc), row in zip(schedules, rows):
+        parts = [doc["tasks"], doc["buffers"], doc["counters"]]
+        imp = statistics.median(_per_call(lambda d=doc: normalise(d), budget_s, clock) for _ in range(3))
+        read = statistics.median(_per_call(lambda p=parts: fastpath.native.touch(p), budget_s, clock)
+                                 for _ in range(3))
+        goal = row["amk_s"] / 10
+        lines.append(f"{name:30s} {row['tasks']:5d} {goal * 1e6:9.2f} {imp * 1e6:9.2f} {read * 1e6:8.2f} "
+                     f"{(imp + read) * 1e6:7.2f} {row['ours_s'] * 1e6:8.2f}  "
+                     f"{'no: import + read alone exceed it' if imp + read > goal else 'yes'}")
+    return "\n".join(lines)
+
+
 def table(rows: list[dict]) -> str:
     lines = [f"{'schedule':30s} {'tasks':>5s} {'ours ms':>8s} {'ours/s':>8s} {'AMK val/s':>9s} {'ratio':>6s} "
              f"{'+why ms':>8s} {'ratio':>6s} {'AMK load+val/s':>14s} {'ratio':>6s}  verdicts (ours / AMK)"]
@@ -149,6 +175,8 @@ def main(argv=None) -> int:
                         help="wall: perf_counter; cpu: this process's CPU time, which other jobs on a "
                         "shared machine do not inflate (default wall)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    parser.add_argument("--floor", action="store_true", help="also time our import alone and a bare native "
+                        "read of each document, against a tenth of AMK's validate() (what 10x leaves)")
     args = parser.parse_args(argv)
     ir, where = _import_amk(args.amk)
     try:
@@ -157,8 +185,11 @@ def main(argv=None) -> int:
     except ImportError:  # (a version of ours from before the fast path)
         native = False
     print(f"{where}; ours: native fast path {'on' if native else 'off (pure Python)'}; clock: {args.clock}")
-    rows = measure(ir, _schedules(ir), args.rounds, args.budget, CLOCKS[args.clock])
+    schedules = _schedules(ir)
+    rows = measure(ir, schedules, args.rounds, args.budget, CLOCKS[args.clock])
     print(table(rows))
+    if args.floor:
+        print(floors(ir, schedules, rows, args.budget, CLOCKS[args.clock]))
     import platform
     print(f"CPU: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     if args.json:

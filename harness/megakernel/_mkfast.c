@@ -348,7 +348,30 @@ doubt: /* the Python code decides (and raises what it raises) */
 
 #include "_mkfast_accept.h"
 
+/* touch(value) -> count: every dict value and list item under value visited once, nothing checked.
+ * Not used by the validator: the benchmark times it as the least any native reader of a document's
+ * objects must spend (bench/megakernel_amk_throughput.py, "read floor"). */
+static long long touch_all(PyObject *o, int depth) {
+    long long n = 1;
+    Py_ssize_t i = 0;
+    PyObject *key, *value;
+    if (depth > 64)
+        return n;
+    if (PyDict_CheckExact(o))
+        while (PyDict_Next(o, &i, &key, &value))
+            n += touch_all(value, depth + 1);
+    else if (PyList_CheckExact(o))
+        for (i = 0; i < PyList_GET_SIZE(o); i++)
+            n += touch_all(PyList_GET_ITEM(o, i), depth + 1);
+    return n;
+}
+
+static PyObject *touch(PyObject *self, PyObject *value) {
+    return PyLong_FromLongLong(touch_all(value, 0));
+}
+
 static PyMethodDef methods[] = {
+    {"touch", touch, METH_O, "Objects under a value, each visited once (a benchmark's read floor)."},
     {"configure", configure, METH_VARARGS, "Set the tables the checks use (see fastpath.py)."},
     {"tasks_from_amk", tasks_from_amk, METH_VARARGS, "amk_io._tasks_from_amk without carried regions, or None."},
     {"judge", judge, METH_O, "(tasks, counters, grid): safe_any_placement; False: unsafe; None: not sure."},
