@@ -183,8 +183,8 @@ static PyObject *tile_region(PyObject *task, PyObject *op, PyObject *shapes, Key
     if (params == NULL || !PyDict_CheckExact(params) || outputs == NULL || !PyList_CheckExact(outputs) ||
         PyList_GET_SIZE(outputs) != 1)
         Py_RETURN_NONE;
-    if (!PyLong_CheckExact(PyList_GET_ITEM(outputs, 0)))
-        return NULL; /* (an id of another type: Python's dict semantics decide) */
+    if (!PyLong_CheckExact(PyList_GET_ITEM(outputs, 0)) || !str_keys(params))
+        return NULL; /* (an id of another type, or a key that is not a str: Python's semantics decide) */
     if (!keys->param_seen) {
         keys_adopt(&keys->param, params);
         keys->param_seen = 1;
@@ -248,8 +248,8 @@ fail:
     return NULL;
 }
 
-/* {buffer id: shape}; NULL (a doubt) when an id is not an exact int or None (a look-up must run
- * no Python code: nothing here holds what such code might free). */
+/* {buffer id: shape}; NULL (a doubt) when an id is not an exact int or None (inserting another
+ * type of key could run code of its own). */
 static PyObject *build_shapes(PyObject *buffers) {
     PyObject *shapes = PyDict_New();
     Py_ssize_t i;
@@ -257,14 +257,20 @@ static PyObject *build_shapes(PyObject *buffers) {
         return NULL;
     for (i = 0; i < PyList_GET_SIZE(buffers); i++) {
         PyObject *b = PyList_GET_ITEM(buffers, i), *id, *shape;
+        int ok;
         if (!PyDict_Check(b))
             continue;
         if (!PyDict_CheckExact(b))
             goto fail;
+        Py_INCREF(b); /* (held, and its id: a key's own __eq__ might drop either) */
         id = PyDict_GetItemWithError(b, s_id);
+        Py_XINCREF(id);
         shape = PyDict_GetItemWithError(b, s_shape);
-        if (PyErr_Occurred() || (id != NULL && id != Py_None && !PyLong_CheckExact(id)) ||
-            PyDict_SetItem(shapes, id ? id : Py_None, shape ? shape : Py_None) < 0)
+        ok = !PyErr_Occurred() && (id == NULL || id == Py_None || PyLong_CheckExact(id)) &&
+             PyDict_SetItem(shapes, id ? id : Py_None, shape ? shape : Py_None) == 0;
+        Py_XDECREF(id);
+        Py_DECREF(b);
+        if (!ok)
             goto fail;
     }
     return shapes;
@@ -284,7 +290,7 @@ static int import_task(PyObject *task, PyObject *tiled, PyObject *buffers, PyObj
         keys_adopt(&keys->task, task);
         keys->task_seen = 1;
     }
-    op = PyDict_GetItemWithError(task, keys->task.key[K_OP]);
+    op = PyDict_GetItemWithError(*copy, keys->task.key[K_OP]);
     if (op == NULL)
         return !PyErr_Occurred();
     if (!PyUnicode_CheckExact(op))
@@ -293,7 +299,7 @@ static int import_task(PyObject *task, PyObject *tiled, PyObject *buffers, PyObj
         return is_tiled == 0;
     if (*shapes == NULL && (*shapes = build_shapes(buffers)) == NULL)
         return 0;
-    if ((regions = tile_region(task, op, *shapes, keys)) == NULL)
+    if ((regions = tile_region(*copy, op, *shapes, keys)) == NULL)
         return 0;
     if (regions != Py_None && PyDict_SetItem(*copy, s_regions, regions) < 0) {
         Py_DECREF(regions);

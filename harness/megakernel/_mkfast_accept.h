@@ -186,7 +186,7 @@ static int sched_alloc(Sched *s, int ins, int outs, int waits) {
 static int read_top(Sched *s, PyObject *doc, PyObject **buffers, PyObject **counters, PyObject **tasks) {
     PyObject *fmt, *target, *pages, *ops, *resident;
     long long sms, limit;
-    if (t_format == NULL || !PyDict_CheckExact(doc))
+    if (t_format == NULL || !PyDict_CheckExact(doc) || !str_keys(doc))
         return 0;
     fmt = PyDict_GetItemWithError(doc, s_format);
     target = PyDict_GetItemWithError(doc, s_target);
@@ -202,7 +202,7 @@ static int read_top(Sched *s, PyObject *doc, PyObject **buffers, PyObject **coun
         (ops != NULL && ops != Py_None && !(PyUnicode_CheckExact(ops) && PyUnicode_Compare(ops, s_amk) == 0)))
         return 0;
     s->check_ops = ops != NULL && ops != Py_None;
-    if (!exact_int(PyDict_GetItemWithError(target, s_num_sms), &sms) || sms < 1)
+    if (!str_keys(target) || !exact_int(PyDict_GetItemWithError(target, s_num_sms), &sms) || sms < 1)
         return 0;
     resident = PyDict_GetItemWithError(target, s_max_resident);
     if (resident == NULL)

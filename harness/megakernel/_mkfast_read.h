@@ -88,6 +88,18 @@ static int fields(PyObject *d, Names *names, PyObject **out) {
     return 1;
 }
 
+/* Every key of the exact dict d is an exact str, so that looking a str up in it compares strs
+ * only and runs no Python code (a key of another type may have an __eq__ of its own, which could
+ * change the document while this code holds pointers into it). */
+static int str_keys(PyObject *d) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(d, &pos, &key, &value))
+        if (!PyUnicode_CheckExact(key))
+            return 0;
+    return 1;
+}
+
 /* PARAM_TYPES's code of a parameter key: 1 int32, 2 real, -1 none (a key object's code is kept). */
 static long param_code(Sched *s, PyObject *key) {
     int j;
@@ -189,13 +201,36 @@ static int read_regions(Sched *s, PyObject *regions, int first, int count, Names
     return 1;
 }
 
-/* AMK's per-opcode rules (opcheck._problem) for one task; 1 when it keeps them all. */
+/* Parameter values as PARAM_TYPES wants them: 1 all fine, 0 one is not, -1 a key that is not an
+ * exact str (opcheck's look-ups of such a key could run code of its own: Python decides). */
+static int params_ok(Sched *s, PyObject *params) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    int fine = 1;
+    while (params != NULL && PyDict_Next(params, &pos, &key, &value)) {
+        long code;
+        long long v;
+        if (!PyUnicode_CheckExact(key))
+            return -1;
+        code = param_code(s, key);
+        if ((code == 1 && (!exact_int(value, &v) || v < -2147483648LL || v > 2147483647LL)) ||
+            (code == 2 && !PyFloat_CheckExact(value) && !PyLong_CheckExact(value)))
+            fine = 0;
+    }
+    return fine;
+}
+
+/* AMK's per-opcode rules (opcheck._problem) for one task; 1 when it keeps them all, 0 when it
+ * breaks one, -1 when Python must decide. */
 static int op_ok(Sched *s, PyObject *op, PyObject *params, int t) {
-    PyObject *spec = PyDict_GetItemWithError(t_ops, op), *required, *rules, *key, *value;
+    PyObject *spec = PyDict_GetItemWithError(t_ops, op), *required, *rules;
     long low, high, nouts, kv_writer;
-    Py_ssize_t j, pos = 0;
+    Py_ssize_t j;
     int nin = s->in_start[t + 1] - s->in_start[t], nout = s->o_start[t + 1] - s->o_start[t];
-    if (spec == NULL || !PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 6)
+    int values = params_ok(s, params);
+    if (values < 0)
+        return -1;
+    if (spec == NULL || !PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 6 || !values)
         return 0;
     low = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
     high = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
@@ -208,14 +243,6 @@ static int op_ok(Sched *s, PyObject *op, PyObject *params, int t) {
     for (j = 0; j < PyTuple_GET_SIZE(required); j++)
         if (params == NULL || PyDict_Contains(params, PyTuple_GET_ITEM(required, j)) != 1)
             return 0;
-    while (params != NULL && PyDict_Next(params, &pos, &key, &value)) {
-        long code = param_code(s, key);
-        long long v;
-        if (code == 1 && (!exact_int(value, &v) || v < -2147483648LL || v > 2147483647LL))
-            return 0;
-        if (code == 2 && !PyFloat_CheckExact(value) && !PyLong_CheckExact(value))
-            return 0;
-    }
     for (j = 0; j < PyTuple_GET_SIZE(rules); j++) { /* (is_out, position, need: 0 int, 1 weight, 2 kv) */
         PyObject *rule = PyTuple_GET_ITEM(rules, j);
         long is_out = PyLong_AsLong(PyTuple_GET_ITEM(rule, 0)), at = PyLong_AsLong(PyTuple_GET_ITEM(rule, 1));
@@ -324,7 +351,7 @@ static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *
     if (doubt || f[F_SM] != Py_None || f[F_OP] == NULL || !PyUnicode_CheckExact(f[F_OP]) ||
         (f[F_PARAMS] != NULL && !PyDict_CheckExact(f[F_PARAMS])))
         return 0;
-    if (s->check_ops && !op_ok(s, f[F_OP], f[F_PARAMS], t))
-        return PyErr_Occurred() ? 0 : -1; /* bad_op */
+    if (s->check_ops && (r = op_ok(s, f[F_OP], f[F_PARAMS], t)) != 1)
+        return r < 0 || PyErr_Occurred() ? 0 : -1; /* bad_op */
     return 1;
 }

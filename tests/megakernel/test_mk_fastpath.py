@@ -162,3 +162,33 @@ def test_single_field_edits_of_valid_schedules_get_the_same_verdict(native, monk
         where = list(paths(base))
         for _ in range(150):
             _agree(native, replace_at(base, rng.choice(where), rng.choice(values)), monkeypatch)
+
+
+def test_keys_that_run_code_of_their_own_are_left_to_python(native):
+    """A parameter key that is not a str may compare equal to one (its own __hash__ and __eq__)
+    and change the document while it is read: the native code never looks such a key up."""
+    amk = json.loads((SAMPLES[0].parent / "valid_0288.json").read_text())
+    calls, armed = [], []
+
+    class Key:
+        def __hash__(self):
+            return hash("K")
+
+        def __eq__(self, other):
+            if armed:
+                calls.append(other)
+                amk["tasks"].clear()  # (what such code could do to the document being read)
+            return False
+
+    tile = next(task for task in amk["tasks"] if task["op"] == "GEMV_TILE")
+    tile["params"][Key()] = 1
+    armed.append(True)
+    assert native.tasks_from_amk(amk["tasks"], amk["buffers"], frozenset({"GEMV_TILE", "GEMM_TILE"})) is None
+    assert not calls
+    armed.clear()
+    doc = normalise(json.loads((SAMPLES[0].parent / "valid_0288.json").read_text()))
+    amk = doc  # (the key now changes the imported document)
+    next(task for task in doc["tasks"] if task["op"] == "GEMV_TILE")["params"][Key()] = 1
+    armed.append(True)
+    assert native.judge(doc) is None and not calls
+    assert validate(doc).safety is not None  # (Python's verdict, whatever the key did)
