@@ -81,10 +81,14 @@ class _ProvenUnsafe(Verdict):
 
     def _details(self) -> dict:
         if self._full is None:
-            full = self._explain()
-            if full.ok or full.safety != UNSAFE:
+            try:
+                full = self._explain()
+            except Exception as error:  # a validator bug must still be visible, as in validate()
+                full = _internal(error)
+            if full.safety is not None and (full.ok or full.safety != UNSAFE):
                 full = Verdict(False, [violation("internal_error", "structural", "the schedule changed after "
-                                                 "validate() proved it unsafe; validate it again")], {"phase": "internal"})
+                                                 "validate() proved it unsafe; validate it again")],
+                               {"phase": "internal"})
             self._full = {"violations": full.violations, "stats": full.stats, "placed": full.placed}
         return self._full
 

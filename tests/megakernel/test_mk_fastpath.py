@@ -93,11 +93,8 @@ def test_verdicts_agree_where_the_loader_puts_several_tasks_on_one_sm(native, mo
         if type(amk.get("target")) is dict:
             amk["target"]["num_sms"] = 1 + n % 4
             amk["target"].pop("max_resident", None)
-        _agree(native, amk, monkeypatch)
-        try:
+        if len(_agree(native, amk, monkeypatch)) == 3:  # (else the import raised, alike with and without)
             proven += native.judge(normalise(amk)) is False
-        except Exception:  # (the import of some malformed documents raises, alike with and without)
-            pass
     assert proven >= 50
 
 
