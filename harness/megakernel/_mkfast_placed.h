@@ -187,9 +187,14 @@ static int completes_without(Sched *s, int w, int t, char *done, int *count) {
     return 0;
 }
 
+/* Task-steps of fixpoints one call may spend looking for a race (tens of milliseconds at most);
+ * past it the Python passes decide, memoising per writer. */
+#define RACE_WORK_CAP (20LL * 1000 * 1000)
+
 /* -1: a cycle, or a read that can miss a write where the loader places the tasks; 0: not shown. */
 static int placed_races(Sched *s) {
     int r = loader_order(s), t, j, q, found = 0;
+    long long work = 0;
     char *done;
     int *count;
     if (r <= 0)
@@ -206,10 +211,14 @@ static int placed_races(Sched *s) {
                 continue;
             for (q = s->wstart[b]; !found && q < s->wstart[b] + s->wcount[b]; q++) {
                 int w = s->wlist[q];
-                if (w != t && !BEFORE(s, w, t) && completes_without(s, w, t, done, count))
-                    found = 1;
+                if (w == t || BEFORE(s, w, t))
+                    continue;
+                if ((work += s->n) > RACE_WORK_CAP)
+                    goto out;
+                found = completes_without(s, w, t, done, count);
             }
         }
+out:
     free(done);
     free(count);
     return found ? -1 : 0;
