@@ -1,90 +1,19 @@
-/* accept(doc): part of _mkfast.c (included there). Mirrors, for the one verdict it gives, the
- * Python path loader_check.check -> structure.compile_unplaced (fast reader, every task on an SM of
- * its own) -> opcheck.op_findings -> loader_check._listed_in_order -> validator._semantic with full
- * waits only -> no on-chip memory. Each check here is at least as strict as the Python one; where
- * it is stricter (ids equal to positions, no pages, no on-chip buffer, every wait full, every
- * producer listed before its waiters), the answer is None and Python decides. */
-
-typedef struct {
-    long long lo[RANK_CAP], hi[RANK_CAP];
-} Box;
-
-typedef struct {
-    int n, nb, nc, W;
-    int *rank, *kflags, *intdtype;        /* per buffer */
-    long long *shape;                     /* per buffer, RANK_CAP dims */
-    int *out, *in_start, *in_buf;         /* per task; inputs as CSR */
-    int *w_start, *w_counter;             /* waits as CSR */
-    long long *w_k;
-    int *o_start, *o_buf;                 /* outputs as CSR */
-    Box *o_box;                           /* per output entry */
-    uint64_t *anc, *cmask;                /* bitsets: W words per task / counter */
-    int *total, *made, *wcount, *wstart, *wlist;
-    PyObject *pkey[16]; /* parameter keys seen, with their PARAM_TYPES codes */
-    long pcode[16];
-    int npk;
-} Sched;
-
-/* The document's own key objects, where it has them: JSON's decoder gives every dict of one
- * document the same key objects, and a dict look-up with the very object the dict holds needs
- * no string comparison (most of this function's time otherwise). Swapped in for one call (the
- * GIL is held throughout and no Python code runs), put back after it. */
-static PyObject **adoptable[] = {&s_id, &s_op, &s_inputs, &s_outputs, &s_out_counter, &s_waits, &s_params,
-                                 &s_sm, &s_regions, &s_buffer, &s_box, &s_threshold, &s_counter, &s_kind,
-                                 &s_shape, &s_dtype, &s_space, &s_init, &s_format, &s_target, &s_buffers,
-                                 &s_counters, &s_tasks, &s_pages, &s_ops, &s_num_sms, &s_max_resident};
-#define N_ADOPT (sizeof adoptable / sizeof adoptable[0])
-
-static void adopt_keys(PyObject *dict) {
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    size_t j;
-    if (dict == NULL || !PyDict_CheckExact(dict))
-        return;
-    while (PyDict_Next(dict, &pos, &key, &value)) {
-        if (!PyUnicode_CheckExact(key))
-            continue;
-        Py_hash_t h = PyObject_Hash(key); /* (cached in a str) */
-        for (j = 0; j < N_ADOPT; j++)
-            if (*adoptable[j] == key)
-                break;
-            else if (PyObject_Hash(*adoptable[j]) == h && PyUnicode_Compare(*adoptable[j], key) == 0) {
-                *adoptable[j] = key;
-                break;
-            }
-    }
-}
-
-static PyObject *first_of(PyObject *list) {
-    return list != NULL && PyList_CheckExact(list) && PyList_GET_SIZE(list) ? PyList_GET_ITEM(list, 0) : NULL;
-}
-
-/* The keys of the first buffer, counter, task and that task's first wait (those looked up once
- * per item; the document's and its target's few are not worth it). */
-static void adopt_document_keys(PyObject *doc) {
-    PyObject *task;
-    adopt_keys(first_of(PyDict_GetItem(doc, s_buffers)));
-    adopt_keys(first_of(PyDict_GetItem(doc, s_counters)));
-    task = first_of(PyDict_GetItem(doc, s_tasks));
-    adopt_keys(task);
-    if (task != NULL && PyDict_CheckExact(task))
-        adopt_keys(first_of(PyDict_GetItem(task, s_waits)));
-}
-
-/* PARAM_TYPES's code of a parameter key: 1 int32, 2 real, -1 none (a key object's code is kept). */
-static long param_code(Sched *s, PyObject *key) {
-    int j;
-    long code;
-    for (j = 0; j < s->npk; j++)
-        if (s->pkey[j] == key)
-            return s->pcode[j];
-    code = table_code(t_params, key);
-    if (s->npk < 16) {
-        s->pkey[s->npk] = key;
-        s->pcode[s->npk++] = code;
-    }
-    return code;
-}
+/* judge(doc): part of _mkfast.c (included there, after _mkfast_read.h). Mirrors the Python path
+ * loader_check.check -> structure.compile_unplaced (every task on an SM of its own) ->
+ * opcheck.op_findings -> loader_check._listed_in_order / placement.topological_order ->
+ * validator._semantic with full waits only -> no on-chip memory, for the two answers it gives:
+ *
+ *   (tasks, counters, grid)  safe_any_placement: every check passed. Each check here is at least
+ *                            as strict as the Python one; where it is stricter (ids equal to
+ *                            positions, no pages, no on-chip buffer, every wait full, every
+ *                            producer listed before its waiters) the answer is None instead.
+ *   False                    unsafe, under AMK's loader too: a structural violation or bad op
+ *                            (_mkfast_read.h), a wait no placement can meet (fewer producers than
+ *                            its threshold), a dependency cycle (the loader refuses the program), a
+ *                            race with every task on an SM of its own while the grid has an SM for
+ *                            every task (the loader then places them so), or a read that can miss a
+ *                            write where the loader places the tasks (_mkfast_placed.h).
+ *   None                     anything else: the Python code decides. */
 
 typedef struct {
     long long lo;
@@ -92,209 +21,35 @@ typedef struct {
     const Box *box;
 } Span;
 
-static void sched_free(Sched *s) {
-    free(s->rank); free(s->kflags); free(s->intdtype); free(s->shape); free(s->out);
-    free(s->in_start); free(s->in_buf); free(s->w_start); free(s->w_counter); free(s->w_k);
-    free(s->o_start); free(s->o_buf); free(s->o_box); free(s->anc); free(s->cmask);
-    free(s->total); free(s->made); free(s->wcount); free(s->wstart); free(s->wlist);
+/* A wait with fewer producers than its threshold can never be met, under any placement. */
+static int unmeetable_wait(Sched *s) {
+    int j;
+    for (j = 0; j < s->w_start[s->n]; j++)
+        if (s->w_k[j] > s->total[s->w_counter[j]])
+            return 1;
+    return 0;
 }
 
-static int read_buffers(Sched *s, PyObject *buffers) {
-    Py_ssize_t i, d;
-    for (i = 0; i < s->nb; i++) {
-        PyObject *b = PyList_GET_ITEM(buffers, i), *shape, *space;
-        long long id, dim;
-        long kind, dtype, onchip;
-        if (!PyDict_CheckExact(b) || !exact_int(PyDict_GetItemWithError(b, s_id), &id) || id != i)
-            return 0;
-        kind = table_code(t_kinds, PyDict_GetItemWithError(b, s_kind));
-        dtype = table_code(t_dtypes, PyDict_GetItemWithError(b, s_dtype));
-        space = PyDict_GetItemWithError(b, s_space);
-        onchip = space == NULL ? 0 : table_code(t_spaces, space); /* absent: HBM */
-        shape = PyDict_GetItemWithError(b, s_shape);
-        if (PyErr_Occurred() || kind < 0 || dtype < 0 || onchip != 0 || shape == NULL ||
-            !PyList_CheckExact(shape) || PyList_GET_SIZE(shape) < 1 || PyList_GET_SIZE(shape) > t_max_rank)
-            return 0;
-        s->rank[i] = (int)PyList_GET_SIZE(shape);
-        for (d = 0; d < s->rank[i]; d++) {
-            if (!exact_int(PyList_GET_ITEM(shape, d), &dim) || dim < 1)
+/* Every producer of every counter a task waits on is listed before it (loader_check._listed_in_order). */
+static int listed_in_order(Sched *s) {
+    int t, j;
+    for (t = 0; t < s->n; t++) {
+        for (j = s->w_start[t]; j < s->w_start[t + 1]; j++)
+            if (s->made[s->w_counter[j]] != s->total[s->w_counter[j]])
                 return 0;
-            s->shape[i * RANK_CAP + d] = dim;
-        }
-        s->kflags[i] = (int)kind;
-        s->intdtype[i] = (int)dtype;
+        s->made[s->out[t]]++;
     }
     return 1;
 }
 
-static int read_counters(Sched *s, PyObject *counters) {
-    Py_ssize_t i;
-    for (i = 0; i < s->nc; i++) {
-        PyObject *c = PyList_GET_ITEM(counters, i), *init;
-        long long id, v;
-        if (!PyDict_CheckExact(c) || !exact_int(PyDict_GetItemWithError(c, s_id), &id) || id != i)
-            return 0;
-        init = PyDict_GetItemWithError(c, s_init);
-        if (PyErr_Occurred() || (init != NULL && (!exact_int(init, &v) || v != 0)))
-            return 0;
-    }
-    return 1;
-}
-
-/* A task's regions into its output entries' boxes (the last region of a buffer wins). */
-static int read_regions(Sched *s, PyObject *regions, int first, int count) {
-    Py_ssize_t r, d;
-    if (!PyList_CheckExact(regions))
-        return 0;
-    for (r = 0; r < PyList_GET_SIZE(regions); r++) {
-        PyObject *region = PyList_GET_ITEM(regions, r), *box;
-        long long b, lo, hi;
-        Box parsed;
-        int j, hit = 0;
-        if (!PyDict_CheckExact(region) || !exact_int(PyDict_GetItemWithError(region, s_buffer), &b))
-            return 0;
-        box = PyDict_GetItemWithError(region, s_box);
-        for (j = first; j < first + count; j++)
-            hit |= s->o_buf[j] == b;
-        if (!hit || box == NULL || !PyList_CheckExact(box) || PyList_GET_SIZE(box) != s->rank[b])
-            return 0;
-        for (d = 0; d < s->rank[b]; d++) {
-            PyObject *pair = PyList_GET_ITEM(box, d);
-            if (!PyList_CheckExact(pair) || PyList_GET_SIZE(pair) != 2 ||
-                !exact_int(PyList_GET_ITEM(pair, 0), &lo) || !exact_int(PyList_GET_ITEM(pair, 1), &hi) ||
-                lo < 0 || hi <= lo || hi > s->shape[b * RANK_CAP + d])
-                return 0;
-            parsed.lo[d] = lo;
-            parsed.hi[d] = hi;
-        }
-        for (j = first; j < first + count; j++)
-            if (s->o_buf[j] == b)
-                s->o_box[j] = parsed;
-    }
-    return 1;
-}
-
-/* AMK's per-opcode rules (opcheck._all_fine) for one task; 1 when it keeps them all. */
-static int op_ok(Sched *s, PyObject *op, PyObject *params, int t) {
-    PyObject *spec = PyDict_GetItemWithError(t_ops, op), *required, *rules, *key, *value;
-    long low, high, nouts, kv_writer;
-    Py_ssize_t j, pos = 0;
-    int nin = s->in_start[t + 1] - s->in_start[t], nout = s->o_start[t + 1] - s->o_start[t];
-    if (spec == NULL || !PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 6)
-        return 0;
-    low = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
-    high = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
-    nouts = PyLong_AsLong(PyTuple_GET_ITEM(spec, 2));
-    required = PyTuple_GET_ITEM(spec, 3);
-    rules = PyTuple_GET_ITEM(spec, 4);
-    kv_writer = PyLong_AsLong(PyTuple_GET_ITEM(spec, 5));
-    if (PyErr_Occurred() || nin < low || nin > high || nout != nouts)
-        return 0;
-    for (j = 0; j < PyTuple_GET_SIZE(required); j++)
-        if (params == NULL || PyDict_Contains(params, PyTuple_GET_ITEM(required, j)) != 1)
-            return 0;
-    while (params != NULL && PyDict_Next(params, &pos, &key, &value)) {
-        long code = param_code(s, key);
-        long long v;
-        if (code == 1 && (!exact_int(value, &v) || v < -2147483648LL || v > 2147483647LL))
-            return 0;
-        if (code == 2 && !PyFloat_CheckExact(value) && !PyLong_CheckExact(value))
-            return 0;
-    }
-    for (j = 0; j < PyTuple_GET_SIZE(rules); j++) { /* (is_out, position, need: 0 int, 1 weight, 2 kv) */
-        PyObject *rule = PyTuple_GET_ITEM(rules, j);
-        long is_out = PyLong_AsLong(PyTuple_GET_ITEM(rule, 0)), at = PyLong_AsLong(PyTuple_GET_ITEM(rule, 1));
-        long need = PyLong_AsLong(PyTuple_GET_ITEM(rule, 2));
-        int b;
-        if (at >= (is_out ? nout : nin))
-            continue;
-        b = is_out ? s->o_buf[s->o_start[t] + at] : s->in_buf[s->in_start[t] + at];
-        if ((need == 0 && !s->intdtype[b]) || (need == 1 && !(s->kflags[b] & K_WEIGHT)) ||
-            (need == 2 && !(s->kflags[b] & K_KV)))
-            return 0;
-    }
-    if (!kv_writer)
-        for (j = s->o_start[t]; j < s->o_start[t + 1]; j++)
-            if (s->kflags[s->o_buf[j]] & K_KV)
-                return 0;
-    return !PyErr_Occurred();
-}
-
-static int read_ints(PyObject *list, int *dst, int limit) {
-    Py_ssize_t j;
-    long long v;
-    for (j = 0; j < PyList_GET_SIZE(list); j++) {
-        if (!exact_int(PyList_GET_ITEM(list, j), &v) || v < 0 || v >= limit)
-            return 0;
-        dst[j] = (int)v;
-    }
-    return 1;
-}
-
-static int read_task(Sched *s, PyObject *task, int t, int check_ops) {
-    PyObject *ins, *outs, *waits, *op, *params, *regions, *sm;
-    long long id, oc, k, counter;
-    Py_ssize_t j;
-    int d, first;
-    if (!PyDict_CheckExact(task) || !exact_int(PyDict_GetItemWithError(task, s_id), &id) || id != t)
-        return 0;
-    sm = PyDict_GetItemWithError(task, s_sm);
-    ins = PyDict_GetItemWithError(task, s_inputs);
-    outs = PyDict_GetItemWithError(task, s_outputs);
-    waits = PyDict_GetItemWithError(task, s_waits);
-    op = PyDict_GetItemWithError(task, s_op);
-    params = PyDict_GetItemWithError(task, s_params);
-    regions = PyDict_GetItemWithError(task, s_regions);
-    if (PyErr_Occurred() || sm != Py_None || !exact_int(PyDict_GetItemWithError(task, s_out_counter), &oc) ||
-        oc < 0 || oc >= s->nc || ins == NULL || !PyList_CheckExact(ins) || PyList_GET_SIZE(ins) > t_max_in ||
-        outs == NULL || !PyList_CheckExact(outs) || PyList_GET_SIZE(outs) > t_max_out ||
-        (waits != NULL && (!PyList_CheckExact(waits) || PyList_GET_SIZE(waits) > t_max_waits)) ||
-        op == NULL || !PyUnicode_CheckExact(op) || (params != NULL && !PyDict_CheckExact(params)))
-        return 0;
-    s->out[t] = (int)oc;
-    first = s->in_start[t];
-    s->in_start[t + 1] = first + (int)PyList_GET_SIZE(ins);
-    if (!read_ints(ins, s->in_buf + first, s->nb))
-        return 0;
-    first = s->o_start[t];
-    s->o_start[t + 1] = first + (int)PyList_GET_SIZE(outs);
-    if (!read_ints(outs, s->o_buf + first, s->nb))
-        return 0;
-    for (j = first; j < s->o_start[t + 1]; j++) { /* whole buffer unless a region says otherwise */
-        int b = s->o_buf[j];
-        if (s->kflags[b] & K_READONLY)
-            return 0;
-        for (d = 0; d < s->rank[b]; d++) {
-            s->o_box[j].lo[d] = 0;
-            s->o_box[j].hi[d] = s->shape[b * RANK_CAP + d];
-        }
-    }
-    if (regions != NULL && regions != Py_None &&
-        !read_regions(s, regions, first, s->o_start[t + 1] - first))
-        return 0;
-    first = s->w_start[t];
-    s->w_start[t + 1] = first + (waits == NULL ? 0 : (int)PyList_GET_SIZE(waits));
-    for (j = 0; waits != NULL && j < PyList_GET_SIZE(waits); j++) {
-        PyObject *w = PyList_GET_ITEM(waits, j);
-        if (!PyDict_CheckExact(w) || !exact_int(PyDict_GetItemWithError(w, s_threshold), &k) || k < 1 ||
-            !exact_int(PyDict_GetItemWithError(w, s_counter), &counter) || counter < 0 || counter >= s->nc)
-            return 0;
-        s->w_counter[first + j] = (int)counter;
-        s->w_k[first + j] = k;
-    }
-    return !check_ops || op_ok(s, op, params, t);
-}
-
-/* Ancestors over full waits, every producer listed before its waiters (else 0). */
+/* Ancestors over full waits (every producer listed before its waiters); 0 at a partial wait. */
 static int ancestors(Sched *s) {
     int t, j, x, W = s->W;
-    for (t = 0; t < s->n; t++)
-        s->total[s->out[t]]++;
     for (t = 0; t < s->n; t++) {
         uint64_t *a = s->anc + (size_t)t * W, *m;
         for (j = s->w_start[t]; j < s->w_start[t + 1]; j++) {
             int c = s->w_counter[j];
-            if (s->made[c] != s->total[c] || s->w_k[j] != s->total[c])
+            if (s->w_k[j] != s->total[c])
                 return 0;
             m = s->cmask + (size_t)c * W;
             for (x = 0; x < W; x++)
@@ -304,7 +59,6 @@ static int ancestors(Sched *s) {
         for (x = 0; x < W; x++)
             m[x] |= a[x];
         m[t >> 6] |= (uint64_t)1 << (t & 63);
-        s->made[s->out[t]]++;
     }
     return 1;
 }
@@ -403,28 +157,36 @@ static int writes_ok(Sched *s, Span *spans, Span *active) {
     return 1;
 }
 
+#include "_mkfast_placed.h"
+
+/* Every array of the schedule in one zeroed allocation (8-byte items first, for alignment). */
 static int sched_alloc(Sched *s, int ins, int outs, int waits) {
     size_t n = s->n, nb = s->nb, nc = s->nc, W = s->W;
-    s->rank = calloc(nb + 1, sizeof(int)); s->kflags = calloc(nb + 1, sizeof(int));
-    s->intdtype = calloc(nb + 1, sizeof(int)); s->shape = calloc((nb + 1) * RANK_CAP, sizeof(long long));
-    s->out = calloc(n, sizeof(int)); s->in_start = calloc(n + 1, sizeof(int));
-    s->in_buf = calloc(ins + 1, sizeof(int)); s->w_start = calloc(n + 1, sizeof(int));
-    s->w_counter = calloc(waits + 1, sizeof(int)); s->w_k = calloc(waits + 1, sizeof(long long));
-    s->o_start = calloc(n + 1, sizeof(int)); s->o_buf = calloc(outs + 1, sizeof(int));
-    s->o_box = calloc(outs + 1, sizeof(Box)); s->anc = calloc(n * W, sizeof(uint64_t));
-    s->cmask = calloc((nc + 1) * W, sizeof(uint64_t)); s->total = calloc(nc + 1, sizeof(int));
-    s->made = calloc(nc + 1, sizeof(int)); s->wcount = calloc(nb + 1, sizeof(int));
-    s->wstart = calloc(nb + 1, sizeof(int)); s->wlist = calloc(outs + 1, sizeof(int));
-    return s->rank && s->kflags && s->intdtype && s->shape && s->out && s->in_start && s->in_buf &&
-           s->w_start && s->w_counter && s->w_k && s->o_start && s->o_buf && s->o_box && s->anc &&
-           s->cmask && s->total && s->made && s->wcount && s->wstart && s->wlist;
+    size_t n8 = (nb + 1) * RANK_CAP + (waits + 1) + n * W + (nc + 1) * W + (outs + 1) * (sizeof(Box) / 8) +
+                2 * n;
+    size_t n4 = 3 * (nb + 1) + n + 3 * (n + 1) + (ins + 1) + (waits + 1) + (outs + 1) + 2 * (nc + 1) +
+                2 * (nb + 1) + (outs + 1) + 3 * n;
+    char *p = calloc(n8 * 8 + n4 * 4 + 8, 1);
+    if ((s->arena = p) == NULL)
+        return 0;
+#define CARVE(field, count)                                                                        \
+    s->field = (void *)p;                                                                          \
+    p += (count) * sizeof *s->field;
+    CARVE(shape, (nb + 1) * RANK_CAP) CARVE(w_k, waits + 1) CARVE(cost, 2 * n) CARVE(anc, n * W) CARVE(cmask, (nc + 1) * W)
+    CARVE(o_box, outs + 1) CARVE(rank, nb + 1) CARVE(kflags, nb + 1) CARVE(intdtype, nb + 1) CARVE(out, n)
+    CARVE(in_start, n + 1) CARVE(w_start, n + 1) CARVE(o_start, n + 1) CARVE(in_buf, ins + 1)
+    CARVE(w_counter, waits + 1) CARVE(o_buf, outs + 1) CARVE(total, nc + 1) CARVE(made, nc + 1)
+    CARVE(wcount, nb + 1) CARVE(wstart, nb + 1) CARVE(wlist, outs + 1) CARVE(order, n) CARVE(sm, n)
+    CARVE(qpred, n)
+#undef CARVE
+    return 1;
 }
 
-/* The document's top level; the task list's operand totals for sizing. 0 on a doubt. */
-static int read_top(PyObject *doc, PyObject **buffers, PyObject **counters, PyObject **tasks, int *check_ops) {
-    PyObject *fmt, *target, *pages, *ops;
-    long long sms, resident;
-    if (t_format == NULL || !PyDict_CheckExact(doc))
+/* The document's top level. 0 on a doubt. */
+static int read_top(Sched *s, PyObject *doc, PyObject **buffers, PyObject **counters, PyObject **tasks) {
+    PyObject *fmt, *target, *pages, *ops, *resident;
+    long long sms, limit;
+    if (t_format == NULL || !PyDict_CheckExact(doc) || !str_keys(doc))
         return 0;
     fmt = PyDict_GetItemWithError(doc, s_format);
     target = PyDict_GetItemWithError(doc, s_target);
@@ -439,79 +201,140 @@ static int read_top(PyObject *doc, PyObject **buffers, PyObject **counters, PyOb
         (pages != NULL && pages != Py_None) ||
         (ops != NULL && ops != Py_None && !(PyUnicode_CheckExact(ops) && PyUnicode_Compare(ops, s_amk) == 0)))
         return 0;
-    *check_ops = ops != NULL && ops != Py_None;
-    if (!exact_int(PyDict_GetItemWithError(target, s_num_sms), &sms) || sms < 1)
+    s->check_ops = ops != NULL && ops != Py_None;
+    if (!str_keys(target) || !exact_int(PyDict_GetItemWithError(target, s_num_sms), &sms) || sms < 1)
         return 0;
-    if (PyDict_GetItemWithError(target, s_max_resident) != NULL &&
-        (!exact_int(PyDict_GetItemWithError(target, s_max_resident), &resident) || resident < 1))
+    resident = PyDict_GetItemWithError(target, s_max_resident);
+    if (resident == NULL)
+        limit = sms;
+    else if (!exact_int(resident, &limit) || limit < 1)
         return 0;
+    s->grid = (int)(limit < sms ? (limit < INT32_MAX ? limit : INT32_MAX) : (sms < INT32_MAX ? sms : INT32_MAX));
     return !PyErr_Occurred() && PyList_GET_SIZE(*tasks) >= 1 && PyList_GET_SIZE(*tasks) <= TASK_CAP;
 }
 
-static int operand_totals(PyObject *tasks, int *ins, int *outs, int *waits) {
-    Py_ssize_t t;
-    for (t = 0; t < PyList_GET_SIZE(tasks); t++) {
-        PyObject *task = PyList_GET_ITEM(tasks, t), *v;
-        if (!PyDict_CheckExact(task))
+/* Each task's fields (into s->tf), its id checked against its position and its lists against the
+ * caps; the operand totals for sizing. 0 on a doubt. */
+static int read_fields(Sched *s, PyObject *tasks, Names *names, int *ins, int *outs, int *waits) {
+    int t;
+    for (t = 0; t < s->n; t++) {
+        PyObject *task = PyList_GET_ITEM(tasks, t), **f = s->tf + (size_t)t * NF_TASK;
+        long long id;
+        if (!PyDict_CheckExact(task) || !fields(task, names, f) || !exact_int(f[F_ID], &id) || id != t ||
+            f[F_INPUTS] == NULL || !PyList_CheckExact(f[F_INPUTS]) || PyList_GET_SIZE(f[F_INPUTS]) > t_max_in ||
+            f[F_OUTPUTS] == NULL || !PyList_CheckExact(f[F_OUTPUTS]) ||
+            PyList_GET_SIZE(f[F_OUTPUTS]) > t_max_out ||
+            (f[F_WAITS] != NULL && (!PyList_CheckExact(f[F_WAITS]) || PyList_GET_SIZE(f[F_WAITS]) > t_max_waits)))
             return 0;
-        v = PyDict_GetItemWithError(task, s_inputs);
-        if (v == NULL || !PyList_CheckExact(v) || PyList_GET_SIZE(v) > t_max_in)
-            return 0;
-        *ins += (int)PyList_GET_SIZE(v);
-        v = PyDict_GetItemWithError(task, s_outputs);
-        if (v == NULL || !PyList_CheckExact(v) || PyList_GET_SIZE(v) > t_max_out)
-            return 0;
-        *outs += (int)PyList_GET_SIZE(v);
-        v = PyDict_GetItemWithError(task, s_waits);
-        if (v != NULL && (!PyList_CheckExact(v) || PyList_GET_SIZE(v) > t_max_waits))
-            return 0;
-        *waits += v == NULL ? 0 : (int)PyList_GET_SIZE(v);
+        *ins += (int)PyList_GET_SIZE(f[F_INPUTS]);
+        *outs += (int)PyList_GET_SIZE(f[F_OUTPUTS]);
+        *waits += f[F_WAITS] == NULL ? 0 : (int)PyList_GET_SIZE(f[F_WAITS]);
     }
-    return !PyErr_Occurred();
+    return 1;
+}
+
+static void starts(Sched *s) {
+    int t;
+    for (t = 0; t < s->n; t++) {
+        PyObject **f = s->tf + (size_t)t * NF_TASK;
+        s->in_start[t + 1] = s->in_start[t] + (int)PyList_GET_SIZE(f[F_INPUTS]);
+        s->o_start[t + 1] = s->o_start[t] + (int)PyList_GET_SIZE(f[F_OUTPUTS]);
+        s->w_start[t + 1] = s->w_start[t] + (f[F_WAITS] == NULL ? 0 : (int)PyList_GET_SIZE(f[F_WAITS]));
+    }
+}
+
+/* Every task read: -1 at a certain violation anywhere, else 0 at a doubt anywhere, else 1. */
+static int read_tasks(Sched *s) {
+    Names regions, waits;
+    int t, r, doubt = 0;
+    names_init(&regions, NF_REGION, s_buffer, s_box);
+    names_init(&waits, NF_WAIT, s_counter, s_threshold);
+    for (t = 0; t < s->n; t++) {
+        if ((r = read_task(s, s->tf + (size_t)t * NF_TASK, t, &regions, &waits)) < 0)
+            return -1;
+        doubt |= !r;
+    }
+    return !doubt;
+}
+
+/* The graph and race checks on a schedule read whole: 1 safe, -1 unsafe, 0 a doubt. */
+static int semantics(Sched *s, int outs) {
+    Span *spans, *active;
+    int t, ok;
+    for (t = 0; t < s->n; t++)
+        s->total[s->out[t]]++;
+    if (unmeetable_wait(s))
+        return -1;
+    writer_lists(s);
+    if (listed_in_order(s) && ancestors(s)) { /* (else producers listed late, or a partial wait) */
+        spans = calloc((size_t)outs * 2 + 2, sizeof(Span));
+        if (spans == NULL)
+            return 0;
+        active = spans + outs + 1;
+        ok = reads_ok(s) && writes_ok(s, spans, active);
+        free(spans);
+        if (ok)
+            return 1;
+        /* unsafe with every task on an SM of its own, which is where the loader puts them when the
+         * grid has an SM for each; with fewer, where the loader places them decides */
+        if (s->n <= s->grid)
+            return -1;
+    }
+    return placed_races(s);
 }
 
 static int busy; /* set during a call: a re-entrant one (only through a key's own __eq__) says None */
 
-static PyObject *accept(PyObject *self, PyObject *doc) {
-    PyObject *buffers, *counters, *tasks, *saved[N_ADOPT];
+/* 1 safe_any_placement, -1 unsafe, 0 a doubt. */
+static int judge_doc(PyObject *doc, Sched *s) {
+    PyObject *buffers, *counters, *tasks;
+    Names task_names, buffer_names, counter_names;
+    int ins = 0, outs = 0, waits = 0, r;
+    if (!read_top(s, doc, &buffers, &counters, &tasks))
+        return 0;
+    s->n = (int)PyList_GET_SIZE(tasks);
+    s->nb = (int)PyList_GET_SIZE(buffers);
+    s->nc = (int)PyList_GET_SIZE(counters);
+    s->W = (s->n + 63) / 64;
+    names_init(&task_names, NF_TASK, s_id, s_op, s_inputs, s_outputs, s_out_counter, s_waits, s_params, s_sm,
+               s_regions, s_est_bytes, s_est_flops);
+    names_init(&buffer_names, NF_BUFFER, s_id, s_kind, s_dtype, s_space, s_shape);
+    names_init(&counter_names, NF_COUNTER, s_id, s_init);
+    if ((s->tf = malloc(sizeof(PyObject *) * NF_TASK * (size_t)s->n)) == NULL ||
+        !read_fields(s, tasks, &task_names, &ins, &outs, &waits) || !sched_alloc(s, ins, outs, waits) ||
+        !read_buffers(s, buffers, &buffer_names) || !read_counters(s, counters, &counter_names))
+        return 0;
+    starts(s);
+    if ((r = read_tasks(s)) != 1)
+        return r;
+    return semantics(s, outs);
+}
+
+static PyObject *judge(PyObject *self, PyObject *doc) {
     Sched s;
-    Span *spans = NULL, *active = NULL;
-    int check_ops = 0, ins = 0, outs = 0, waits = 0, t, ok = 0;
-    size_t j;
+    int r;
     if (busy)
         Py_RETURN_NONE;
     busy = 1;
     memset(&s, 0, sizeof s);
-    for (j = 0; j < N_ADOPT; j++)
-        saved[j] = *adoptable[j];
-    if (PyDict_CheckExact(doc))
-        adopt_document_keys(doc);
-    if (!read_top(doc, &buffers, &counters, &tasks, &check_ops) || !operand_totals(tasks, &ins, &outs, &waits))
-        goto done;
-    s.n = (int)PyList_GET_SIZE(tasks);
-    s.nb = (int)PyList_GET_SIZE(buffers);
-    s.nc = (int)PyList_GET_SIZE(counters);
-    s.W = (s.n + 63) / 64;
-    if (!sched_alloc(&s, ins, outs, waits) || !read_buffers(&s, buffers) || !read_counters(&s, counters))
-        goto done;
-    for (t = 0; t < s.n; t++)
-        if (!read_task(&s, PyList_GET_ITEM(tasks, t), t, check_ops))
-            goto done;
-    if (!ancestors(&s))
-        goto done;
-    writer_lists(&s);
-    spans = calloc(outs + 1, sizeof(Span));
-    active = calloc(outs + 1, sizeof(Span));
-    ok = spans && active && reads_ok(&s) && writes_ok(&s, spans, active);
-done:
+    r = judge_doc(doc, &s);
     PyErr_Clear();
-    for (j = 0; j < N_ADOPT; j++)
-        *adoptable[j] = saved[j];
     busy = 0;
-    free(spans);
-    free(active);
-    sched_free(&s);
-    if (!ok)
+    free(s.tf);
+    free(s.arena);
+    if (r < 0)
+        Py_RETURN_FALSE;
+    if (r == 0)
         Py_RETURN_NONE;
-    return Py_BuildValue("(ii)", s.n, s.nc);
+    return Py_BuildValue("(iii)", s.n, s.nc, s.grid);
+}
+
+/* judge's acceptance alone: (tasks, counters) or None. */
+static PyObject *accept(PyObject *self, PyObject *doc) {
+    PyObject *verdict = judge(self, doc), *out;
+    if (verdict == NULL || !PyTuple_Check(verdict))
+        return verdict == Py_False ? (Py_DECREF(verdict), Py_NewRef(Py_None)) : verdict;
+    out = PyTuple_GetSlice(verdict, 0, 2);
+    Py_DECREF(verdict);
+    return out;
 }

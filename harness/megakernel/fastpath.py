@@ -4,9 +4,14 @@ It answers only what it can prove and says None otherwise, so the pure-Python co
 definition and decides every other case:
 
 - ``tasks_from_amk``: ``amk_io``'s task import (copies with tile regions) in one native loop;
-- ``accept``: whether a document the loader places is ``safe_any_placement`` as the Python
+- ``judge``: whether a document the loader places is ``safe_any_placement`` as the Python
   validator would judge it, for the common shape (ids equal to positions, no pages, no on-chip
-  buffers, full waits whose producers are listed first); then (tasks, counters), else None.
+  buffers, full waits whose producers are listed first): then (tasks, counters, grid); or
+  whether the Python validator is certain to call it unsafe (a structural violation or bad op it
+  reads the same way, a wait no placement can meet, a dependency cycle, a race with every task on
+  an SM of its own when the grid has one for each, a read that can miss a write where the loader
+  places the tasks): then False, and the verdict's violations are
+  worked out in Python when first read (``validator.Verdict.proven_unsafe``); else None.
 
 Without a C compiler the extension is not built and everything runs in Python, with the same
 verdicts (tested on the fixtures and a corpus sample with the fast path on and off).
@@ -60,8 +65,9 @@ def tasks_from_amk(tasks, buffers, tiled):
     return native.tasks_from_amk(tasks, buffers, tiled)
 
 
-def accept(doc):
-    """(tasks, counters) when ``doc`` is safe_any_placement, else None (then Python decides)."""
+def judge(doc):
+    """(tasks, counters, grid) when ``doc`` is safe_any_placement, False when it is certainly
+    unsafe (under AMK's loader too), else None (then Python decides)."""
     if not enabled:
         return None
-    return native.accept(doc)
+    return native.judge(doc)

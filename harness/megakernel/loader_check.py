@@ -22,11 +22,18 @@ UNSAFE = "unsafe"
 def check(doc: dict, validate_placed, verdict_type, semantic):
     """The verdict on ``doc`` (``needs_placement(doc)`` holds); ``validate_placed`` judges a
     placed document, ``semantic`` a compiled one, ``verdict_type`` builds a verdict."""
-    proven = fastpath.accept(doc)  # the common safe case, natively; None: not proven, judge below
-    if proven is not None:
-        stats = {"tasks": proven[0], "sms": placement.grid(doc), "counters": proven[1], "phase": "races",
+    judged = fastpath.judge(doc)  # the common cases, natively; None: not sure, judged below
+    if judged:
+        stats = {"tasks": judged[0], "sms": judged[2], "counters": judged[1], "phase": "races",
                  "partial_waits": False, "placement": "any"}  # (the keys in the order the path below gives)
         return verdict_type(True, [], stats, safety=SAFE_ANY)
+    if judged is False:  # unsafe for certain; what to name is worked out below when it is read
+        return verdict_type.proven_unsafe(lambda: explain(doc, validate_placed, verdict_type, semantic))
+    return explain(doc, validate_placed, verdict_type, semantic)
+
+
+def explain(doc: dict, validate_placed, verdict_type, semantic):
+    """``check`` in Python alone: the verdict with everything it names."""
     c = compile_unplaced(doc)  # the common case: read once, straight into the unplaced view
     if c is None:
         probe_c, found = compile_document(_probe(doc))

@@ -22,6 +22,7 @@ RACE_CLASSES = ("raw", "kv_before_append", "first_k_of_n", "waw", "war_page", "o
                 "read_unwritten", "output_unwritten")
 STRUCTURAL_CLASSES = ("malformed", "dangling_ref", "caps_exceeded", "bad_threshold", "sm_out_of_range",
                       "not_co_resident", "write_readonly", "tile_out_of_bounds", "bad_op")
+UNSAFE = loader_check.UNSAFE
 _RACE_LIMIT = 8  # violations kept per verdict; the rest are counted in stats['more_violations']
 
 
@@ -35,6 +36,13 @@ class Verdict:
     # loader_check.placed_document builds it).
     safety: str | None = None
     placed: object = None
+
+    @classmethod
+    def proven_unsafe(cls, explain) -> Verdict:
+        """An unsafe verdict the native fast path proved (``fastpath.judge``); ``explain()`` gives
+        the full verdict, which is worked out when its violations, stats or placed document are
+        first read."""
+        return _ProvenUnsafe(explain)
 
     @property
     def classes(self) -> list[str]:
@@ -62,6 +70,41 @@ class Verdict:
                 lines.append(f"      witness: {v['witness']}")
         return "\n".join(lines)
 
+
+class _ProvenUnsafe(Verdict):
+    """``ok`` and ``safety`` are final; the rest comes from ``explain()`` on first read. Should that
+    disagree (the document was changed between validate() and the read), the verdict names the
+    change as an internal error instead of giving violations of another document."""
+
+    def __init__(self, explain):  # (not the dataclass's: the details are filled in by _details)
+        self.ok, self.safety, self._explain, self._full = False, UNSAFE, explain, None
+
+    def _details(self) -> dict:
+        if self._full is None:
+            try:
+                full = self._explain()
+            except Exception as error:  # a validator bug must still be visible, as in validate()
+                full = _internal(error)
+            if full.safety is not None and (full.ok or full.safety != UNSAFE):
+                full = Verdict(False, [violation("internal_error", "structural", "the schedule changed after "
+                                                 "validate() proved it unsafe; validate it again")],
+                               {"phase": "internal"})
+            self._full = {"violations": full.violations, "stats": full.stats, "placed": full.placed}
+        return self._full
+
+
+def _detail(name: str) -> property:
+    def get(self):
+        return self._details()[name]
+
+    def put(self, value):
+        self._details()[name] = value
+
+    return property(get, put)
+
+
+for _name in ("violations", "stats", "placed"):
+    setattr(_ProvenUnsafe, _name, _detail(_name))
 
 _SAFETY_WORDS = {"safe_any_placement": "safe under any placement",
                  "safe_amk_loader": "safe under AMK's loader placement, not under every placement",

@@ -77,10 +77,12 @@ def test_throughput_benchmark_runs_and_says_when_amk_is_not_importable(tmp_path)
     env["PYTHONPATH"] = str(root)
     out = tmp_path / "rows.json"
     run = subprocess.run([sys.executable, str(root / "bench" / "megakernel_amk_throughput.py"), "--rounds", "1",
-                          "--budget", "0.001", "--amk", str(tmp_path / "no-amk-here"), "--json", str(out)],
+                          "--budget", "0.001", "--amk", str(tmp_path / "no-amk-here"), "--json", str(out),
+                          "--floor"],
                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "AutoMegaKernel is not importable" in run.stdout and "per class" in run.stdout
+    assert "(floors need the native fast path and AMK)" in run.stdout
     rows = json.loads(out.read_text())
-    assert len(rows) == 12 and all(r["ours_s"] > 0 and r["amk_s"] is None for r in rows)
+    assert len(rows) == 12 and all(r["ours_s"] > 0 and r["why_s"] > 0 and r["amk_s"] is None for r in rows)
     assert sum(r["ours_ok"] for r in rows) == 4
