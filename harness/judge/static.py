@@ -10,6 +10,7 @@ The source is only parsed here, never imported or executed.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Callable, Iterator
 
 KERNELGUARD_SEVERITIES = ("critical", "high")
@@ -43,13 +44,21 @@ _SUBCLASS_CALLS = ("_make_subclass", "as_subclass", "_make_wrapper_subclass")
 def scan(source: str) -> list[str]:
     """Flag names for ``source`` (sorted, unique); a source that does not parse yields none
     (the worker reports the syntax error as the verdict)."""
+    return list(_scan(source))
+
+
+@functools.lru_cache(maxsize=32)
+def _scan(source: str) -> tuple[str, ...]:
+    # Kept per source: a generator's draft is often judged again unchanged as its final candidate
+    # (mkevolve checks its composition, then the run judges it), and kernelguard's reading of a
+    # composed source of 100 KB takes seconds on a small CPU.
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return []
+        return ()
     flags = {f"static:{name}" for name, rule in RULES.items() if rule(tree)}
     flags.update(kernelguard_flags(source))
-    return sorted(flags)
+    return tuple(sorted(flags))
 
 
 def kernelguard_flags(source: str) -> set[str]:
