@@ -76,6 +76,15 @@ def kernelguard_flags(source: str) -> set[str]:
             and match.get("pattern") not in KERNELGUARD_LEFT_TO_RUN_TIME}
 
 
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk(node)`` as a list, kept on the node: the rules walk the same trees many times
+    (every rule the whole module, the launch rule each function again per round)."""
+    nodes = node.__dict__.get("_crucible_nodes")
+    if nodes is None:
+        nodes = node._crucible_nodes = list(ast.walk(node))
+    return nodes
+
+
 def dotted(node: ast.AST) -> str:
     """``torch.cuda.Stream`` for the expression ``torch.cuda.Stream``; '' for anything else."""
     parts = []
@@ -89,7 +98,7 @@ def dotted(node: ast.AST) -> str:
 
 
 def _calls(tree: ast.AST) -> Iterator[tuple[ast.Call, str]]:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Call):
             yield node, dotted(node.func)
 
@@ -104,7 +113,7 @@ def fallback_try_except(tree: ast.AST) -> bool:
     """A kernel launch inside ``try`` whose handler swallows the failure (no re-raise): the
     PyTorch path then runs in its place and the result looks like the kernel's."""
     launchers = _launching_functions(tree)
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Try) and any(_launches(stmt, launchers) for stmt in node.body):
             if any(not _reraises(handler) for handler in node.handlers):
                 return True
@@ -118,18 +127,18 @@ def fallback_try_except(tree: ast.AST) -> bool:
 def _launching_functions(tree: ast.AST) -> set[str]:
     """Names whose calls launch a kernel: Triton kernels (``k[grid](...)`` on a ``@triton.jit``
     function), modules from load_inline, and helpers that call either."""
-    extensions = {f"{node.name}[]" for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+    extensions = {f"{node.name}[]" for node in _walk(tree) if isinstance(node, ast.FunctionDef)
                   and any(dotted(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in _JIT_DECORATORS
                           for d in node.decorator_list)}
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             if dotted(node.value.func).split(".")[-1] in _LAUNCH_LOADERS:
                 extensions.update(dotted(target) for target in node.targets)
     helpers: set[str] = set()
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions = [n for n in _walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for _ in range(3):  # helpers that call helpers, a few levels deep
         for function in functions:
-            if any(_is_launch(call, extensions | helpers) for call in ast.walk(function) if isinstance(call, ast.Call)):
+            if any(_is_launch(call, extensions | helpers) for call in _walk(function) if isinstance(call, ast.Call)):
                 helpers.add(function.name)
     return extensions | helpers
 
@@ -145,11 +154,11 @@ def _is_launch(call: ast.Call, launchers: set[str]) -> bool:
 
 
 def _launches(statement: ast.AST, launchers: set[str]) -> bool:
-    return any(_is_launch(node, launchers) for node in ast.walk(statement) if isinstance(node, ast.Call))
+    return any(_is_launch(node, launchers) for node in _walk(statement) if isinstance(node, ast.Call))
 
 
 def _reraises(handler: ast.ExceptHandler) -> bool:
-    return any(isinstance(node, ast.Raise) for node in ast.walk(handler))
+    return any(isinstance(node, ast.Raise) for node in _walk(handler))
 
 
 def stream_created(tree: ast.AST) -> bool:
@@ -166,7 +175,7 @@ def process_created(tree: ast.AST) -> bool:
 
 def timer_patching(tree: ast.AST) -> bool:
     """Assigning to (or setattr on) the clocks and synchronisation the harness times with."""
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
             name = dotted(target)
@@ -181,7 +190,7 @@ def timer_patching(tree: ast.AST) -> bool:
 
 def harness_access(tree: ast.AST) -> bool:
     """Candidates have no business with the harness's modules or the worker's command line."""
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "harness" for alias in node.names):
             return True
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "harness":
@@ -192,7 +201,7 @@ def harness_access(tree: ast.AST) -> bool:
 
 
 def tensor_subclass(tree: ast.AST) -> bool:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.ClassDef) and any(dotted(base).split(".")[-1] == "Tensor" for base in node.bases):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__torch_function__", "__torch_dispatch__"):
@@ -209,7 +218,7 @@ def exec_string(tree: ast.AST) -> bool:
 def introspection(tree: ast.AST) -> bool:
     if _calls_any(tree, _INTROSPECTION_CALLS):
         return True
-    return any(isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRIBUTES for node in ast.walk(tree))
+    return any(isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRIBUTES for node in _walk(tree))
 
 
 RULES: dict[str, Callable[[ast.AST], bool]] = {
