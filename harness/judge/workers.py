@@ -421,6 +421,7 @@ class _ForkServers:
     def __init__(self):
         self.servers: dict[tuple, object] = {}   # oldest first
         self.seen: set[tuple] = set()
+        self.owner = os.getpid()
 
     @property
     def server(self):
@@ -433,6 +434,10 @@ class _ForkServers:
 
         if not fork_server_enabled():
             return None
+        if self.owner != os.getpid():
+            # This process was forked from the one that started the servers (a multiprocessing pool,
+            # say): their channels belong to that process, so this one starts its own.
+            self.servers, self.seen, self.owner = {}, set(), os.getpid()
         server = self.servers.pop(key, None)
         if server is not None and server.poll_ready() and not server.intact():
             self._close(server)         # tampered with, or gone: a new one for the next worker
@@ -469,6 +474,8 @@ class _ForkServers:
     def close(self) -> None:
         servers, self.servers = self.servers, {}
         self.seen.clear()
+        if self.owner != os.getpid():
+            return   # a forked copy: the servers are its parent's to close
         for server in servers.values():
             self._close(server)
 

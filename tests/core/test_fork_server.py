@@ -104,3 +104,24 @@ def test_the_switch_turns_forking_off(server, monkeypatch):
     monkeypatch.setenv("CRUCIBLE_FORK_SERVER", "0")
     with WorkerSession("cpu", LIMITS) as session:
         assert isinstance(session.process, subprocess.Popen)
+
+
+def test_a_forked_judge_does_not_use_its_parent_s_server(server):
+    """A judge process forked from another (a multiprocessing pool, say) inherits the parent's
+    server channels; it must start its own rather than talk over the parent's, and leave the
+    parent's server running."""
+    parent_server = server.server
+    pid = os.fork()
+    if pid == 0:   # the forked judge: leaves with os._exit whatever happens
+        code = 3
+        try:
+            with WorkerSession("cpu", LIMITS) as session:
+                session.wait_ready(60)
+                code = 0 if isinstance(session.process, subprocess.Popen) else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the forked judge used its parent's fork server"
+    assert parent_server.intact() and server.server is parent_server
+    with WorkerSession("cpu", LIMITS) as session:
+        assert isinstance(session.process, ForkedProcess)
