@@ -11,6 +11,7 @@ written, with ``EndpointUnusable`` saying what to fix.
 
 from __future__ import annotations
 
+import copy
 import os
 import traceback
 from contextlib import nullcontext
@@ -64,6 +65,8 @@ class Runner:
         # the run-wide spending that every process of the run shares (harness/executors/ledger.py)
         self.run_ledger = run_ledger
         self.stopped: str | None = None  # why the endpoint cannot serve this run; no problem runs after it
+        # this problem's drafts whose verdict is the one the candidate would get again (_final_as_judged)
+        self.judged: dict[tuple, dict] = {}
         if sink is not None:  # another process writes the run file (harness/executors/ray_task.py)
             self.path, self.done, self.writer = None, set(), _Sink(sink)
             return
@@ -94,6 +97,7 @@ class Runner:
         EndpointUnusable to stop the run)."""
         if self.stopped:
             raise EndpointUnusable(self.stopped)
+        self.judged = {}
         # Generation holds no GPU lock (an LLM's answer can take minutes); each evaluation holds the
         # GPU shared while it works there and exclusively while it times (harness.judge.gpu_lock).
         candidates = self._candidates(problem)
@@ -137,6 +141,8 @@ class Runner:
             opts = _with(self.opts, timing=timing)
             record = evaluate(problem, source, opts, self.cache, profile=profile,
                               identity={"generator": self.generator_name})
+            if _final_as_judged(record, self.opts):
+                self.judged[(problem.id, record["candidate_sha"])] = copy.deepcopy(record)
             record.pop("candidate_source", None)
             return record
 
@@ -153,8 +159,10 @@ class Runner:
                     "attempt": attempt,
                     "stopped": candidate.provenance.get("stopped") or candidate.provenance.get("no_code")}
         trusted = bool(getattr(self.generator, "trusted_baseline", False))
+        judged = self.judged.get((problem.id, Candidate(candidate.source).sha)) if not trusted else None
         try:
-            record = evaluate(problem, candidate.source, self.opts, self.cache, identity=identity, baseline=trusted)
+            record = _as_final(judged, identity, self.opts) if judged else \
+                evaluate(problem, candidate.source, self.opts, self.cache, identity=identity, baseline=trusted)
         except Exception as error:  # noqa: BLE001 - the judge's own failure is recorded, and the run goes on
             self.cache.release()
             record = judge_failure_record(problem, candidate.source, self.opts, identity, error)
@@ -168,6 +176,30 @@ class Runner:
                       fixes=problem.fixes or None, shrunk=problem.shrunk, gpu_index=self.opts.gpu_index)
         self.writer.append(record)
         return record
+
+
+def _final_as_judged(record: dict, opts: EvalOptions) -> bool:
+    """Whether a draft's record is exactly the one judging the same source again would give.
+
+    On the CPU a candidate whose Triton kernels ran in the interpreter is never timed, so its final
+    judgement is the correctness judgement the draft already had: the same source, the run's own
+    reference and secret inputs, the same trials, the same static reading. Generators often check
+    their final source as a draft (mkevolve checks its composition end to end); judging it a second
+    time was most of a whole-network problem's CPU time. A failure is judged again (a timeout may not
+    repeat), and so is anything that would be timed."""
+    return (opts.device == "cpu" and record.get("status") == "ok" and bool(record.get("triton_launches"))
+            and not record.get("profile"))
+
+
+def _as_final(judged: dict, identity: dict, opts: EvalOptions) -> dict:
+    from harness.judge.evaluate import SPEED_NOT_MEASURED_CPU
+
+    record = copy.deepcopy(judged)
+    record.update({k: identity.get(k) for k in ("generator", "provider", "model", "attempt")})
+    record["judged_as_draft"] = True   # this verdict is the draft's: the same source was not run twice
+    if opts.timing and SPEED_NOT_MEASURED_CPU not in record["remarks"]:
+        record["remarks"].append(SPEED_NOT_MEASURED_CPU)
+    return record
 
 
 class _Sink:

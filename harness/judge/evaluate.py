@@ -33,6 +33,7 @@ from harness.judge.timing import LARGE_SET_BYTES, TimingPlan, release_cache, run
 # the measured peaks (a kernel can beat a measured copy bandwidth by a few percent, not by 10%).
 BELOW_SOL_SLACK = 1.1
 DEGENERACY_TRIALS = 3
+SPEED_NOT_MEASURED_CPU = "speed_not_measured: Triton kernels ran in the CPU interpreter"
 MIN_ALLOWED_OVERHEAD_MS = 0.25   # the CPU worker's own per-call cost (fingerprint, bookkeeping) is about this
 
 
@@ -261,7 +262,7 @@ def _judge_in(session, env, source, opts, cache, timing, trials, profile, rng, t
         return failure
     launches = verdict["triton_launches"]
     if timing and opts.device == "cpu" and launches:
-        verdict.setdefault("remarks", []).append("speed_not_measured: Triton kernels ran in the CPU interpreter")
+        verdict.setdefault("remarks", []).append(SPEED_NOT_MEASURED_CPU)
     elif timing:
         failure = _time_in_alternation(session, env, opts, cache, rng, trusted, verdict, laps)
         if failure:
