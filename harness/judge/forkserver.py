@@ -298,7 +298,11 @@ def _become_worker(sock: socket.socket, request: dict, channel_fd: int, wake: tu
 
         tempfile.tempdir = None     # TMPDIR is the worker's own now
         random.seed()               # not the server's state, shared by every fork
+        from harness.judge.worker import main as worker_main
         from harness.judge.worker.main import main
+
+        # As a spawned worker's (`python -m harness.judge.worker FD`): its argument names its channel
+        sys.argv = [str(Path(worker_main.__file__).with_name("__main__.py")), str(channel_fd)]
 
         code = main(channel_fd)
     except BaseException:  # noqa: BLE001 - whatever happens, the child leaves here and never returns to the server's loop

@@ -58,10 +58,10 @@ def test_a_forked_worker_s_failure_is_named_as_a_spawned_one_s(case, server, sca
 def test_each_forked_worker_has_its_own_environment_and_random_state(server, scale_relu, fast_opts):
     note = Path("/dev/shm") / f"crucible-forks-{secrets.token_hex(6)}"
     source = GOOD + f'''
-import json, os, random, tempfile
+import json, os, random, sys, tempfile
 with open({str(note)!r}, "a") as handle:
     handle.write(json.dumps({{"home": os.environ["HOME"], "tmp": tempfile.gettempdir(), "cwd": os.getcwd(),
-                             "random": random.random(), "pid": os.getpid()}}) + "\\n")
+                             "random": random.random(), "pid": os.getpid(), "argv": sys.argv}}) + "\\n")
 '''
     try:
         for _ in range(2):
@@ -73,6 +73,8 @@ with open({str(note)!r}, "a") as handle:
     assert first["home"] == first["cwd"] == first["tmp"] != second["home"] == second["cwd"] == second["tmp"]
     assert "forkserver" not in first["home"], "a worker kept the server's own directories"
     assert first["random"] != second["random"], "two forks share the server's random state"
+    for seen in (first, second):   # as a spawned worker's: `python -m harness.judge.worker FD`
+        assert seen["argv"][0].endswith("harness/judge/worker/__main__.py") and seen["argv"][1].isdigit()
 
 
 def test_a_reniced_server_is_replaced_before_it_forks_again(server):
