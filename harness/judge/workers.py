@@ -49,8 +49,14 @@ class WorkerLimits:
     timing_batch_s: float = 120.0
 
 
-# Per-workdir variables: they differ between any two workers, so a spare's key leaves them out.
-_PER_WORKER_ENV = ("HOME", "TMPDIR", "TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "TORCH_EXTENSIONS_DIR")
+def per_worker_env(workdir: Path) -> dict[str, str]:
+    """The variables that point into a worker's own directory: they differ between any two workers,
+    so a spare's key leaves them out, and a forked worker sets them itself."""
+    return {"HOME": str(workdir), "TMPDIR": str(workdir), "TRITON_CACHE_DIR": str(workdir / "triton-cache"),
+            "TORCHINDUCTOR_CACHE_DIR": str(workdir / "inductor"), "TORCH_EXTENSIONS_DIR": str(workdir / "torch-extensions")}
+
+
+_PER_WORKER_ENV = tuple(per_worker_env(Path("/")))
 READY_TIMEOUT_S = 120.0
 
 
@@ -160,10 +166,9 @@ class WorkerSession:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         if self.gpu_index is not None:
             env["CRUCIBLE_GPU_INDEX"] = str(self.gpu_index)  # the device a CUDA worker initialises at start
-        env.update(HOME=str(self.workdir), TMPDIR=str(self.workdir), PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONHASHSEED="0", CRUCIBLE_JUDGE_PID=str(os.getpid()), CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
-                   TRITON_CACHE_DIR=str(self.workdir / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(self.workdir / "inductor"),
-                   TORCH_EXTENSIONS_DIR=str(self.workdir / "torch-extensions"))
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", CRUCIBLE_JUDGE_PID=str(os.getpid()),
+                   CRUCIBLE_DEVICE=self.device, CRUCIBLE_WORKER_MEMORY_BYTES=str(self.limits.memory_bytes),
+                   **per_worker_env(self.workdir))
         if self.device == "cuda":  # the SM-filling hold before each timed window (harness/judge/worker/hold.py)
             env[HOLD_SWITCH] = "1" if hold_requested(os.environ) else "0"
         if self.device == "cpu":
@@ -451,7 +456,7 @@ class _ForkServers:
         if not server.ready:
             return None
         try:
-            return server.fork(channel_fd, workdir, log_path, {k: env[k] for k in _PER_WORKER_ENV if k in env})
+            return server.fork(channel_fd, workdir, log_path, per_worker_env(workdir))
         except ForkServerError:
             self._close(self.servers.pop(key))
             return None
@@ -462,9 +467,7 @@ class _ForkServers:
         while len(self.servers) >= self.KEEP:
             self._close(self.servers.pop(next(iter(self.servers))))
         workdir = Path(tempfile.mkdtemp(prefix="crucible-forkserver-"))
-        own = {"HOME": workdir, "TMPDIR": workdir, "TRITON_CACHE_DIR": workdir / "triton-cache",
-               "TORCHINDUCTOR_CACHE_DIR": workdir / "inductor", "TORCH_EXTENSIONS_DIR": workdir / "torch-extensions"}
-        self.servers[key] = ForkServer({**env, **{k: str(v) for k, v in own.items()}}, workdir)
+        self.servers[key] = ForkServer({**env, **per_worker_env(workdir)}, workdir)
 
     @staticmethod
     def _close(server) -> None:
