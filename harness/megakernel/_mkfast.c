@@ -39,9 +39,37 @@ static PyObject *s_id, *s_op, *s_inputs, *s_outputs, *s_out_counter, *s_waits, *
     *s_init, *s_n_off, *s_N_tile, *s_m_off, *s_M_tile, *s_GEMM_TILE, *s_format, *s_target,
     *s_buffers, *s_counters, *s_tasks, *s_pages, *s_ops, *s_amk, *s_num_sms, *s_max_resident, *s_est_bytes, *s_est_flops;
 
+static PyObject *s_ir_version, *s_meta, *s_crucible_regions;
 static PyObject *zero; /* the int 0 */
-static PyObject *t_format, *t_kinds, *t_spaces, *t_dtypes, *t_ops, *t_params;
+static PyObject *t_format;
 static long long t_max_in, t_max_out, t_max_waits, t_max_rank;
+
+/* The configuration's name tables (kinds, spaces, dtypes, ops, parameter names), as plain C: a
+ * document's value strings are new objects each (JSON's decoder shares only keys), so a look-up
+ * compares their text with a handful of short names, cheaper than a dict's hashing and probing. */
+#define TAB_CAP 64
+typedef struct {
+    int n;
+    PyObject *key[TAB_CAP]; /* exact ASCII strs, held */
+    const char *text[TAB_CAP]; /* their characters and lengths, side by side for the scan */
+    Py_ssize_t len[TAB_CAP];
+    long code[TAB_CAP];
+} StrTable;
+static StrTable tab_kinds, tab_spaces, tab_dtypes, tab_ops, tab_params;
+
+/* AMK's per-opcode rules (amk_ops.py), read once by configure(): tab_ops's code of an op is its
+ * position here. Required parameters are a mask of tab_params positions. */
+#define RULE_CAP 4
+typedef struct {
+    long low, high, nouts, kv_writer, tiled, gemm;
+    uint64_t required;
+    int nrules;
+    long rule_out[RULE_CAP], rule_at[RULE_CAP], rule_need[RULE_CAP];
+} OpSpec;
+static OpSpec op_spec[TAB_CAP];
+static int configured;
+enum { T_N_OFF, T_N_TILE, T_M_OFF, T_M_TILE, NT_TILE }; /* the tile params amk_io.tile_regions reads */
+static int tile_param[NT_TILE];                          /* their tab_params positions */
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -69,37 +97,142 @@ static inline int exact_int(PyObject *o, long long *out) {
     return 1;
 }
 
-/* d[key] as a small int from a configuration table (exact str keys only); -1 when absent. */
-static long table_code(PyObject *table, PyObject *key) {
-    PyObject *v;
-    if (key == NULL || !PyUnicode_CheckExact(key))
+/* The position of str o in table t, or -1 (o absent, not an exact str, or not ASCII: every name
+ * in the tables is). */
+static int strtab_find(const StrTable *t, PyObject *o) {
+    Py_ssize_t len;
+    const char *text;
+    int i;
+    if (o == NULL || !PyUnicode_CheckExact(o) || !PyUnicode_IS_ASCII(o))
         return -1;
-    v = PyDict_GetItemWithError(table, key);
-    if (v == NULL) {
-        PyErr_Clear();
+    len = PyUnicode_GET_LENGTH(o);
+    text = (const char *)PyUnicode_DATA(o);
+    for (i = 0; i < t->n; i++)
+        if (t->len[i] == len && (len == 0 || (t->text[i][0] == text[0] && memcmp(t->text[i], text, len) == 0)))
+            return i;
+    return -1;
+}
+
+/* o's code in table t, -1 when absent. */
+static long strtab_code(const StrTable *t, PyObject *o) {
+    int i = strtab_find(t, o);
+    return i < 0 ? -1 : t->code[i];
+}
+
+static void strtab_clear(StrTable *t) {
+    int i;
+    for (i = 0; i < t->n; i++)
+        Py_CLEAR(t->key[i]);
+    t->n = 0;
+}
+
+/* Adds name (an exact ASCII str) with code; its position, or -1 with an exception set. */
+static int strtab_add(StrTable *t, PyObject *name, long code) {
+    if (!PyUnicode_CheckExact(name) || !PyUnicode_IS_ASCII(name) || t->n >= TAB_CAP) {
+        PyErr_SetString(PyExc_ValueError, "a table name is not an ASCII str, or a table is over its cap");
         return -1;
     }
-    return PyLong_AsLong(v);
+    t->key[t->n] = Py_NewRef(name);
+    t->text[t->n] = (const char *)PyUnicode_DATA(name);
+    t->len[t->n] = PyUnicode_GET_LENGTH(name);
+    t->code[t->n] = code;
+    return t->n++;
+}
+
+/* A {str: int} dict into table t (emptied first); 0 with an exception set on an error. */
+static int strtab_fill(StrTable *t, PyObject *dict) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    strtab_clear(t);
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        long code = PyLong_AsLong(value);
+        if ((code == -1 && PyErr_Occurred()) || strtab_add(t, key, code) < 0)
+            return 0;
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------ configure */
 
+/* One entry of configure()'s ops table: (low, high, outs, required, rules, kv_writer, tiled). */
+static int read_op_spec(PyObject *op, PyObject *entry, OpSpec *spec) {
+    PyObject *required, *rules;
+    Py_ssize_t j;
+    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 7)
+        return 0;
+    required = PyTuple_GET_ITEM(entry, 3);
+    rules = PyTuple_GET_ITEM(entry, 4);
+    if (!PyTuple_Check(required) || !PyTuple_Check(rules) || PyTuple_GET_SIZE(rules) > RULE_CAP)
+        return 0;
+    spec->low = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+    spec->high = PyLong_AsLong(PyTuple_GET_ITEM(entry, 1));
+    spec->nouts = PyLong_AsLong(PyTuple_GET_ITEM(entry, 2));
+    spec->kv_writer = PyLong_AsLong(PyTuple_GET_ITEM(entry, 5));
+    spec->tiled = PyLong_AsLong(PyTuple_GET_ITEM(entry, 6));
+    spec->gemm = PyUnicode_CompareWithASCIIString(op, "GEMM_TILE") == 0;
+    for (j = 0; j < PyTuple_GET_SIZE(required); j++) {
+        int at = strtab_find(&tab_params, PyTuple_GET_ITEM(required, j));
+        if (at < 0)
+            return 0; /* (configure's params name every required one) */
+        spec->required |= (uint64_t)1 << at;
+    }
+    spec->nrules = (int)PyTuple_GET_SIZE(rules);
+    for (j = 0; j < spec->nrules; j++) { /* (is_out, position, need: 0 int, 1 weight, 2 kv) */
+        PyObject *rule = PyTuple_GET_ITEM(rules, j);
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) != 3)
+            return 0;
+        spec->rule_out[j] = PyLong_AsLong(PyTuple_GET_ITEM(rule, 0));
+        spec->rule_at[j] = PyLong_AsLong(PyTuple_GET_ITEM(rule, 1));
+        spec->rule_need[j] = PyLong_AsLong(PyTuple_GET_ITEM(rule, 2));
+    }
+    return !PyErr_Occurred();
+}
+
+/* configure(format, kinds, spaces, dtypes, ops, params, max_in, max_out, max_waits, max_rank):
+ * kinds/spaces/dtypes {name: flags}, ops {op: read_op_spec's tuple}, params {name: 0 untyped, 1
+ * int32, 2 real} naming every required parameter and the tile ones. */
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *fmt, *kinds, *spaces, *dtypes, *ops, *params;
+    static const char *tiles[NT_TILE] = {"n_off", "N_tile", "m_off", "M_tile"};
+    PyObject *fmt, *kinds, *spaces, *dtypes, *ops, *params, *op, *entry;
+    Py_ssize_t pos = 0;
+    int j;
     if (!PyArg_ParseTuple(args, "UO!O!O!O!O!LLLL", &fmt, &PyDict_Type, &kinds, &PyDict_Type, &spaces,
                           &PyDict_Type, &dtypes, &PyDict_Type, &ops, &PyDict_Type, &params, &t_max_in,
                           &t_max_out, &t_max_waits, &t_max_rank))
         return NULL;
+    configured = 0; /* (until every table is whole, judge() answers None) */
     if (t_max_rank > RANK_CAP || t_max_out > OUT_CAP) {
         PyErr_SetString(PyExc_ValueError, "caps above the native fast path's");
         return NULL;
     }
+    if (!strtab_fill(&tab_kinds, kinds) || !strtab_fill(&tab_spaces, spaces) || !strtab_fill(&tab_dtypes, dtypes) ||
+        !strtab_fill(&tab_params, params))
+        return NULL;
+    for (j = 0; j < NT_TILE; j++) {
+        PyObject *name = PyUnicode_InternFromString(tiles[j]);
+        tile_param[j] = name == NULL ? -1 : strtab_find(&tab_params, name);
+        Py_XDECREF(name);
+        if (tile_param[j] < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "params must name the tile parameters");
+            return NULL;
+        }
+    }
+    strtab_clear(&tab_ops);
+    while (PyDict_Next(ops, &pos, &op, &entry)) {
+        int at = strtab_add(&tab_ops, op, tab_ops.n);
+        if (at < 0)
+            return NULL;
+        memset(&op_spec[at], 0, sizeof op_spec[at]);
+        if (!read_op_spec(op, entry, &op_spec[at])) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "an ops entry is not (low, high, outs, required, rules, kv_writer, "
+                                                  "tiled), or names a parameter params does not");
+            return NULL;
+        }
+    }
     Py_XSETREF(t_format, Py_NewRef(fmt));
-    Py_XSETREF(t_kinds, Py_NewRef(kinds));
-    Py_XSETREF(t_spaces, Py_NewRef(spaces));
-    Py_XSETREF(t_dtypes, Py_NewRef(dtypes));
-    Py_XSETREF(t_ops, Py_NewRef(ops));
-    Py_XSETREF(t_params, Py_NewRef(params));
+    configured = 1;
     Py_RETURN_NONE;
 }
 
@@ -401,7 +534,8 @@ PyMODINIT_FUNC PyInit__mkfast(void) {
     INTERN(s_target, "target") INTERN(s_buffers, "buffers") INTERN(s_counters, "counters")
     INTERN(s_tasks, "tasks") INTERN(s_pages, "pages") INTERN(s_ops, "ops") INTERN(s_amk, "amk")
     INTERN(s_num_sms, "num_sms") INTERN(s_max_resident, "max_resident") INTERN(s_est_bytes, "est_bytes")
-    INTERN(s_est_flops, "est_flops")
+    INTERN(s_est_flops, "est_flops") INTERN(s_ir_version, "ir_version") INTERN(s_meta, "meta")
+    INTERN(s_crucible_regions, "crucible_regions")
     if ((zero = PyLong_FromLong(0)) == NULL)
         return NULL;
     return PyModule_Create(&module);

@@ -182,23 +182,49 @@ static int sched_alloc(Sched *s, int ins, int outs, int waits) {
     return 1;
 }
 
-/* The document's top level. 0 on a doubt. */
+/* An AMK IR document of major version 0 (its ir_version an exact str "0" or "0.<...>"), which
+ * amk_io.from_amk would import: 1, with the import's changes that matter here checked (no regions
+ * carried in meta: each tile's come from its params); 0 when it is not one, or a doubt. */
+static int amk_document(PyObject *doc) {
+    PyObject *version = PyDict_GetItemWithError(doc, s_ir_version), *meta;
+    int carried;
+    if (version == NULL || !PyUnicode_CheckExact(version) || PyUnicode_GET_LENGTH(version) < 1 ||
+        PyUnicode_READ_CHAR(version, 0) != '0' ||
+        (PyUnicode_GET_LENGTH(version) > 1 && PyUnicode_READ_CHAR(version, 1) != '.'))
+        return 0;
+    meta = PyDict_GetItemWithError(doc, s_meta);
+    if (meta == NULL || meta == Py_None)
+        return !PyErr_Occurred();
+    if (!PyDict_CheckExact(meta) || !str_keys(meta)) /* (another truthy value: dict() of it decides) */
+        return 0;
+    carried = PyDict_Contains(meta, s_crucible_regions);
+    return carried == 0;
+}
+
+/* The document's top level: a Crucible document, or an AMK IR 0.x one read as amk_io.from_amk
+ * imports it (ops "amk", queues "amk_loader", max_resident defaulting to num_sms, tile regions
+ * from params; the import itself is then not needed for a verdict). 0 on a doubt. */
 static int read_top(Sched *s, PyObject *doc, PyObject **buffers, PyObject **counters, PyObject **tasks) {
     PyObject *fmt, *target, *pages, *ops, *resident;
     long long sms, limit;
-    if (t_format == NULL || !PyDict_CheckExact(doc) || !str_keys(doc))
+    if (!configured || !PyDict_CheckExact(doc) || !str_keys(doc))
         return 0;
     fmt = PyDict_GetItemWithError(doc, s_format);
+    if (fmt == NULL && !PyErr_Occurred()) {
+        if (!amk_document(doc))
+            return 0;
+        s->amk = 1;
+    } else if (fmt == NULL || !PyUnicode_CheckExact(fmt) || PyUnicode_Compare(fmt, t_format) != 0)
+        return 0;
     target = PyDict_GetItemWithError(doc, s_target);
     *buffers = PyDict_GetItemWithError(doc, s_buffers);
     *counters = PyDict_GetItemWithError(doc, s_counters);
     *tasks = PyDict_GetItemWithError(doc, s_tasks);
     pages = PyDict_GetItemWithError(doc, s_pages);
-    ops = PyDict_GetItemWithError(doc, s_ops);
-    if (PyErr_Occurred() || fmt == NULL || !PyUnicode_CheckExact(fmt) || PyUnicode_Compare(fmt, t_format) != 0 ||
-        target == NULL || !PyDict_CheckExact(target) || *buffers == NULL || !PyList_CheckExact(*buffers) ||
-        *counters == NULL || !PyList_CheckExact(*counters) || *tasks == NULL || !PyList_CheckExact(*tasks) ||
-        (pages != NULL && pages != Py_None) ||
+    ops = s->amk ? s_amk : PyDict_GetItemWithError(doc, s_ops);
+    if (PyErr_Occurred() || target == NULL || !PyDict_CheckExact(target) || *buffers == NULL ||
+        !PyList_CheckExact(*buffers) || *counters == NULL || !PyList_CheckExact(*counters) || *tasks == NULL ||
+        !PyList_CheckExact(*tasks) || (pages != NULL && pages != Py_None) ||
         (ops != NULL && ops != Py_None && !(PyUnicode_CheckExact(ops) && PyUnicode_Compare(ops, s_amk) == 0)))
         return 0;
     s->check_ops = ops != NULL && ops != Py_None;

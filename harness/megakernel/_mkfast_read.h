@@ -12,7 +12,7 @@ typedef struct {
 } Box;
 
 typedef struct {
-    int n, nb, nc, W, grid, check_ops;
+    int n, nb, nc, W, grid, check_ops, amk; /* amk: the document as AMK writes it (see read_top) */
     int *rank, *kflags, *intdtype;        /* per buffer */
     long long *shape;                     /* per buffer, RANK_CAP dims */
     int *out, *in_start, *in_buf;         /* per task; inputs as CSR */
@@ -26,8 +26,8 @@ typedef struct {
     long long *cost;                      /* per task: est_bytes, est_flops as the loader counts them */
     PyObject **tf;                        /* per task: its NF_TASK field values (borrowed) */
     void *arena;                          /* one allocation behind every array above */
-    PyObject *pkey[16]; /* parameter keys seen, with their PARAM_TYPES codes */
-    long pcode[16];
+    PyObject *pkey[16]; /* parameter keys seen (the document's own objects), with their tab_params positions */
+    int pidx[16];
     int npk;
 } Sched;
 
@@ -41,10 +41,16 @@ enum { W_COUNTER, W_THRESHOLD, NF_WAIT };
 enum { C_ID, C_INIT, NF_COUNTER };
 enum { R_BUFFER, R_BOX, NF_REGION };
 
+#define SLOT_CAP 24
 typedef struct {
     int n;
     PyObject *key[NF_TASK];
     Py_hash_t hash[NF_TASK];
+    /* The key last seen at each entry position of a dict read with these names, and which name it
+     * is (-1: none): the objects of one document list the same keys in the same order, so most
+     * keys are placed by one comparison. */
+    PyObject *slot_key[SLOT_CAP];
+    signed char slot_name[SLOT_CAP];
 } Names;
 
 static void names_init(Names *names, int n, ...) {
@@ -57,33 +63,54 @@ static void names_init(Names *names, int n, ...) {
         names->hash[j] = PyObject_Hash(names->key[j]); /* (interned: cached) */
     }
     va_end(args);
+    memset(names->slot_key, 0, sizeof names->slot_key);
 }
 
-/* The values of `names`'s keys in the exact dict `d` (NULL where absent); 0 at a doubt: a key
- * that is a str subclass or not a str at all (it might compare equal to a field name). */
+/* The name a key is (-1: none), found by value; 0 at a doubt: a key that is a str subclass or not
+ * a str at all (it might compare equal to a field name). A match becomes the name's object. */
+static int name_of(Names *names, PyObject *key, int *out) {
+    Py_hash_t h;
+    int j;
+    for (j = 0; j < names->n; j++)
+        if (names->key[j] == key) {
+            *out = j;
+            return 1;
+        }
+    if (!PyUnicode_CheckExact(key))
+        return 0;
+    h = PyObject_Hash(key);
+    for (j = 0; j < names->n; j++)
+        if (names->hash[j] == h && PyUnicode_Compare(names->key[j], key) == 0) {
+            names->key[j] = key;
+            *out = j;
+            return 1;
+        }
+    *out = -1;
+    return 1;
+}
+
+/* The values of `names`'s keys in the exact dict `d` (NULL where absent); 0 at a doubt (name_of).
+ * Key objects are compared by identity: the document holds them alive for the whole call, and no
+ * Python code runs meanwhile. */
 static int fields(PyObject *d, Names *names, PyObject **out) {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
-    int j, n = names->n;
-    for (j = 0; j < n; j++)
+    int j, p = 0;
+    for (j = 0; j < names->n; j++)
         out[j] = NULL;
-    while (PyDict_Next(d, &pos, &key, &value)) {
-        for (j = 0; j < n && names->key[j] != key; j++)
-            ;
-        if (j == n) {
-            Py_hash_t h;
-            if (!PyUnicode_CheckExact(key))
+    for (; PyDict_Next(d, &pos, &key, &value); p++) {
+        if (p < SLOT_CAP && names->slot_key[p] == key)
+            j = names->slot_name[p];
+        else {
+            if (!name_of(names, key, &j))
                 return 0;
-            h = PyObject_Hash(key);
-            for (j = 0; j < n; j++)
-                if (names->hash[j] == h && PyUnicode_Compare(names->key[j], key) == 0) {
-                    names->key[j] = key;
-                    break;
-                }
-            if (j == n)
-                continue;
+            if (p < SLOT_CAP) {
+                names->slot_key[p] = key;
+                names->slot_name[p] = (signed char)j;
+            }
         }
-        out[j] = value;
+        if (j >= 0)
+            out[j] = value;
     }
     return 1;
 }
@@ -100,19 +127,53 @@ static int str_keys(PyObject *d) {
     return 1;
 }
 
-/* PARAM_TYPES's code of a parameter key: 1 int32, 2 real, -1 none (a key object's code is kept). */
-static long param_code(Sched *s, PyObject *key) {
-    int j;
-    long code;
+/* A parameter key's tab_params position, -1 for a name outside it (a key object's is kept). */
+static int param_index(Sched *s, PyObject *key) {
+    int j, at;
     for (j = 0; j < s->npk; j++)
         if (s->pkey[j] == key)
-            return s->pcode[j];
-    code = table_code(t_params, key);
+            return s->pidx[j];
+    at = strtab_find(&tab_params, key);
     if (s->npk < 16) {
         s->pkey[s->npk] = key;
-        s->pcode[s->npk++] = code;
+        s->pidx[s->npk++] = at;
     }
-    return code;
+    return at;
+}
+
+/* What one pass over a task's params gives: whether every typed value has its type, which known
+ * names are there (a mask of tab_params positions) and the tile parameters' values. */
+typedef struct {
+    int fine;
+    uint64_t names;
+    PyObject *tile[NT_TILE];
+} Params;
+
+/* 1 read; -1 when a key is not an exact str (a look-up of it could run code of its own: Python
+ * decides). params: an exact dict or NULL. */
+static int read_params(Sched *s, PyObject *params, Params *p) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    memset(p, 0, sizeof *p);
+    p->fine = 1;
+    while (params != NULL && PyDict_Next(params, &pos, &key, &value)) {
+        long code;
+        long long v;
+        int at, j;
+        if (!PyUnicode_CheckExact(key))
+            return -1;
+        if ((at = param_index(s, key)) < 0)
+            continue;
+        p->names |= (uint64_t)1 << at;
+        code = tab_params.code[at];
+        if ((code == 1 && (!exact_int(value, &v) || v < -2147483648LL || v > 2147483647LL)) ||
+            (code == 2 && !PyFloat_CheckExact(value) && !PyLong_CheckExact(value)))
+            p->fine = 0;
+        for (j = 0; j < NT_TILE; j++)
+            if (tile_param[j] == at)
+                p->tile[j] = value;
+    }
+    return 1;
 }
 
 static int read_buffers(Sched *s, PyObject *buffers, Names *names) {
@@ -124,9 +185,9 @@ static int read_buffers(Sched *s, PyObject *buffers, Names *names) {
         long kind, dtype, onchip;
         if (!PyDict_CheckExact(b) || !fields(b, names, f) || !exact_int(f[B_ID], &id) || id != i)
             return 0;
-        kind = table_code(t_kinds, f[B_KIND]);
-        dtype = table_code(t_dtypes, f[B_DTYPE]);
-        onchip = f[B_SPACE] == NULL ? 0 : table_code(t_spaces, f[B_SPACE]); /* absent: HBM */
+        kind = strtab_code(&tab_kinds, f[B_KIND]);
+        dtype = strtab_code(&tab_dtypes, f[B_DTYPE]);
+        onchip = f[B_SPACE] == NULL ? 0 : strtab_code(&tab_spaces, f[B_SPACE]); /* absent: HBM */
         shape = f[B_SHAPE];
         if (kind < 0 || dtype < 0 || onchip != 0 || shape == NULL || !PyList_CheckExact(shape) ||
             PyList_GET_SIZE(shape) < 1 || PyList_GET_SIZE(shape) > t_max_rank)
@@ -201,65 +262,81 @@ static int read_regions(Sched *s, PyObject *regions, int first, int count, Names
     return 1;
 }
 
-/* Parameter values as PARAM_TYPES wants them: 1 all fine, 0 one is not, -1 a key that is not an
- * exact str (opcheck's look-ups of such a key could run code of its own: Python decides). */
-static int params_ok(Sched *s, PyObject *params) {
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    int fine = 1;
-    while (params != NULL && PyDict_Next(params, &pos, &key, &value)) {
-        long code;
-        long long v;
-        if (!PyUnicode_CheckExact(key))
-            return -1;
-        code = param_code(s, key);
-        if ((code == 1 && (!exact_int(value, &v) || v < -2147483648LL || v > 2147483647LL)) ||
-            (code == 2 && !PyFloat_CheckExact(value) && !PyLong_CheckExact(value)))
-            fine = 0;
-    }
-    return fine;
+/* The op's entry in the rules configure() read, or NULL for an op outside them. */
+static const OpSpec *op_of(PyObject *op) {
+    int at = strtab_find(&tab_ops, op);
+    return at < 0 ? NULL : &op_spec[at];
 }
 
-/* AMK's per-opcode rules (opcheck._problem) for one task; 1 when it keeps them all, 0 when it
- * breaks one, -1 when Python must decide. */
-static int op_ok(Sched *s, PyObject *op, PyObject *params, int t) {
-    PyObject *spec = PyDict_GetItemWithError(t_ops, op), *required, *rules;
-    long low, high, nouts, kv_writer;
-    Py_ssize_t j;
-    int nin = s->in_start[t + 1] - s->in_start[t], nout = s->o_start[t + 1] - s->o_start[t];
-    int values = params_ok(s, params);
-    if (values < 0)
-        return -1;
-    if (spec == NULL || !PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 6 || !values)
+/* AMK's per-opcode rules (opcheck._problem) for one task, its params read: 1 when it keeps them
+ * all, 0 when it breaks one. */
+static int op_ok(Sched *s, const OpSpec *spec, const Params *p, int t) {
+    int j, nin = s->in_start[t + 1] - s->in_start[t], nout = s->o_start[t + 1] - s->o_start[t];
+    if (spec == NULL || !p->fine || nin < spec->low || nin > spec->high || nout != spec->nouts ||
+        (p->names & spec->required) != spec->required)
         return 0;
-    low = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
-    high = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
-    nouts = PyLong_AsLong(PyTuple_GET_ITEM(spec, 2));
-    required = PyTuple_GET_ITEM(spec, 3);
-    rules = PyTuple_GET_ITEM(spec, 4);
-    kv_writer = PyLong_AsLong(PyTuple_GET_ITEM(spec, 5));
-    if (PyErr_Occurred() || nin < low || nin > high || nout != nouts)
-        return 0;
-    for (j = 0; j < PyTuple_GET_SIZE(required); j++)
-        if (params == NULL || PyDict_Contains(params, PyTuple_GET_ITEM(required, j)) != 1)
-            return 0;
-    for (j = 0; j < PyTuple_GET_SIZE(rules); j++) { /* (is_out, position, need: 0 int, 1 weight, 2 kv) */
-        PyObject *rule = PyTuple_GET_ITEM(rules, j);
-        long is_out = PyLong_AsLong(PyTuple_GET_ITEM(rule, 0)), at = PyLong_AsLong(PyTuple_GET_ITEM(rule, 1));
-        long need = PyLong_AsLong(PyTuple_GET_ITEM(rule, 2));
+    for (j = 0; j < spec->nrules; j++) {
+        long at = spec->rule_at[j], need = spec->rule_need[j];
         int b;
-        if (at >= (is_out ? nout : nin))
+        if (at >= (spec->rule_out[j] ? nout : nin))
             continue;
-        b = is_out ? s->o_buf[s->o_start[t] + at] : s->in_buf[s->in_start[t] + at];
+        b = spec->rule_out[j] ? s->o_buf[s->o_start[t] + at] : s->in_buf[s->in_start[t] + at];
         if ((need == 0 && !s->intdtype[b]) || (need == 1 && !(s->kflags[b] & K_WEIGHT)) ||
             (need == 2 && !(s->kflags[b] & K_KV)))
             return 0;
     }
-    if (!kv_writer)
+    if (!spec->kv_writer)
         for (j = s->o_start[t]; j < s->o_start[t + 1]; j++)
             if (s->kflags[s->o_buf[j]] & K_KV)
                 return 0;
-    return !PyErr_Occurred();
+    return 1;
+}
+
+/* A tile parameter's value as amk_io.tile_regions reads it (exact ints only): 1 and *out set; 0
+ * when absent or of another type (no region from it); -1 when too large to add here (a doubt). */
+static int tile_int(PyObject *v, long long *out) {
+    if (v == NULL || !PyLong_CheckExact(v))
+        return 0;
+    if (!exact_int(v, out) || *out > (1LL << 60) || *out < -(1LL << 60))
+        return -1;
+    return 1;
+}
+
+/* For a document as AMK writes it: the box a GEMV/GEMM tile's params give its one output, as
+ * amk_io.tile_regions derives it on import, into the task's output entry (which holds the whole
+ * buffer). 1 (set, or no region: the whole buffer), 0 a doubt, -1 a tile reaching outside its
+ * buffer (tile_out_of_bounds). */
+static int tile_box(Sched *s, const OpSpec *spec, const Params *p, int t) {
+    int first = s->o_start[t], b, d, r, a, c;
+    long long lo, width, row = 0, rows = 0;
+    Box box;
+    if (s->o_start[t + 1] - first != 1)
+        return 1;
+    if ((r = tile_int(p->tile[T_N_OFF], &lo)) <= 0 || (r = tile_int(p->tile[T_N_TILE], &width)) <= 0)
+        return r == 0;
+    b = s->o_buf[first];
+    box = s->o_box[first];
+    box.lo[s->rank[b] - 1] = lo;
+    box.hi[s->rank[b] - 1] = lo + width;
+    if (spec->gemm && s->rank[b] >= 2) {
+        a = tile_int(p->tile[T_M_OFF], &row);
+        c = tile_int(p->tile[T_M_TILE], &rows);
+        if (a < 0 || c < 0)
+            return 0;
+        if (a > 0 && c > 0) {
+            box.lo[s->rank[b] - 2] = row;
+            box.hi[s->rank[b] - 2] = row + rows;
+        }
+    }
+    r = 1;
+    for (d = 0; d < s->rank[b]; d++) { /* read_box's rules, on the derived box */
+        if (box.hi[d] <= box.lo[d])
+            return 0;
+        if (box.lo[d] < 0 || box.hi[d] > s->shape[b * RANK_CAP + d])
+            r = -1;
+    }
+    s->o_box[first] = box;
+    return r;
 }
 
 /* Buffer references: 1 all exist, -1 an int naming none (dangling_ref), 0 a doubt. */
@@ -314,6 +391,8 @@ static int read_cost(PyObject *value, long long *out) {
 
 /* Task t (its fields in f, id t, lists checked by count_operands): 1, 0 or -1 as above. */
 static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *wait_names) {
+    const OpSpec *spec = NULL;
+    Params params;
     long long oc;
     int j, d, r, doubt = 0, first = s->o_start[t];
     if (!exact_int(f[F_OUT_COUNTER], &oc))
@@ -341,17 +420,29 @@ static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *
     if ((r = read_waits(s, f[F_WAITS], s->w_start[t], wait_names)) < 0)
         return -1;
     doubt |= !r;
-    if (f[F_REGIONS] != NULL && f[F_REGIONS] != Py_None) {
+    if (f[F_OP] == NULL || !PyUnicode_CheckExact(f[F_OP]) || (f[F_PARAMS] != NULL && !PyDict_CheckExact(f[F_PARAMS])))
+        return 0;
+    if (s->check_ops) {
+        spec = op_of(f[F_OP]);
+        if (read_params(s, f[F_PARAMS], &params) < 0)
+            return 0;
+    }
+    if (s->amk) { /* no regions written: a tile's come from its params, as the import derives them */
+        if (f[F_REGIONS] != NULL)
+            return 0;
+        if (spec != NULL && spec->tiled && (r = tile_box(s, spec, &params, t)) < 0)
+            return -1;
+        doubt |= spec != NULL && spec->tiled && !r;
+    } else if (f[F_REGIONS] != NULL && f[F_REGIONS] != Py_None) {
         if ((r = read_regions(s, f[F_REGIONS], first, s->o_start[t + 1] - first, region_names)) < 0)
             return -1;
         doubt |= !r;
     }
     if (!read_cost(f[F_BYTES], s->cost + 2 * t) || !read_cost(f[F_FLOPS], s->cost + 2 * t + 1))
         return 0;
-    if (doubt || f[F_SM] != Py_None || f[F_OP] == NULL || !PyUnicode_CheckExact(f[F_OP]) ||
-        (f[F_PARAMS] != NULL && !PyDict_CheckExact(f[F_PARAMS])))
+    if (doubt || f[F_SM] != Py_None)
         return 0;
-    if (s->check_ops && (r = op_ok(s, f[F_OP], f[F_PARAMS], t)) != 1)
-        return r < 0 || PyErr_Occurred() ? 0 : -1; /* bad_op */
+    if (s->check_ops && !op_ok(s, spec, &params, t))
+        return -1; /* bad_op */
     return 1;
 }

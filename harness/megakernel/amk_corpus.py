@@ -237,9 +237,8 @@ def score(items: list[Item], max_states: int = 50_000, runs: int = 16) -> dict:
     table: dict = {}
     mistakes: list[dict] = []
     for item in items:
-        doc = normalise(item.doc)
-        verdict = validate(doc)
-        truth = oracle.label(doc, max_states=max_states, runs=runs)
+        verdict = validate(item.doc)  # (AMK's document as written: the validator imports it where it must)
+        truth = oracle.label(normalise(item.doc), max_states=max_states, runs=runs)
         _tally(table, item.cls, "loader", verdict.ok, truth["safe"], truth["mode"], mistakes, item)
         if "safe_any" in truth:
             _tally(table, item.cls, "any", verdict.safety == SAFE_ANY, truth["safe_any"], truth["mode_any"],

@@ -131,8 +131,13 @@ def dumps(doc: dict) -> str:
     return json.dumps(doc, separators=(",", ":"))
 
 
+def is_amk(doc) -> bool:
+    """Whether a loaded schedule is an AMK IR document (imported by ``normalise``)."""
+    return isinstance(doc, dict) and "ir_version" in doc and "format" not in doc
+
+
 def normalise(doc):
     """Any loaded schedule as a Crucible document (AMK documents are imported)."""
-    if isinstance(doc, dict) and "ir_version" in doc and "format" not in doc:
+    if is_amk(doc):
         return from_amk(doc)
     return doc

@@ -4,8 +4,9 @@ It answers only what it can prove and says None otherwise, so the pure-Python co
 definition and decides every other case:
 
 - ``tasks_from_amk``: ``amk_io``'s task import (copies with tile regions) in one native loop;
-- ``judge``: whether a document the loader places is ``safe_any_placement`` as the Python
-  validator would judge it, for the common shape (ids equal to positions, no pages, no on-chip
+- ``judge``: whether a document the loader places (imported, or still as AMK wrote it: then
+  read as the import would make it, tile regions from params) is ``safe_any_placement`` as the
+  Python validator would judge it, for the common shape (ids equal to positions, no pages, no on-chip
   buffers, full waits whose producers are listed first): then (tasks, counters, grid); or
   whether the Python validator is certain to call it unsafe (a structural violation or bad op it
   reads the same way, a wait no placement can meet, a dependency cycle, a race with every task on
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from harness.megakernel.amk_ops import INTEGER_DTYPES, KV_WRITERS, OPERAND_RULES, OPS, PARAM_TYPES, WEIGHT_KINDS
+from harness.megakernel.amk_ops import INTEGER_DTYPES, KV_WRITERS, OPERAND_RULES, OPS, PARAM_TYPES, TILED, WEIGHT_KINDS
 from harness.megakernel.format import (DTYPES, FORMAT, KINDS, MAX_INPUTS, MAX_OUTPUTS, MAX_RANK, MAX_WAITS,
                                        ON_CHIP_SPACES, READ_ONLY_KINDS, SPACES)
 
@@ -45,11 +46,13 @@ def configure(module):
              for k in KINDS}
     ops = {op: (low, 8 if high < 0 else high, outs, tuple(required),
                 tuple((side == "out", position, _NEEDS[need]) for side, position, need in OPERAND_RULES.get(op, ())),
-                int(op in KV_WRITERS))
+                int(op in KV_WRITERS), int(op in TILED))
            for op, (low, high, outs, required) in OPS.items()}
+    # parameter names: 1 int32, 2 a real number, 0 required by an op but of no fixed type
+    params = {**{key: 0 for *_, required in OPS.values() for key in required},
+              **{key: 1 if kind == "i" else 2 for key, kind in PARAM_TYPES.items()}}
     module.configure(FORMAT, kinds, {s: int(s in ON_CHIP_SPACES) for s in SPACES},
-                      {d: int(d in INTEGER_DTYPES) for d in DTYPES}, ops,
-                      {key: 1 if kind == "i" else 2 for key, kind in PARAM_TYPES.items()},
+                      {d: int(d in INTEGER_DTYPES) for d in DTYPES}, ops, params,
                       MAX_INPUTS, MAX_OUTPUTS, MAX_WAITS, MAX_RANK)
     return module
 
@@ -67,7 +70,8 @@ def tasks_from_amk(tasks, buffers, tiled):
 
 def judge(doc):
     """(tasks, counters, grid) when ``doc`` is safe_any_placement, False when it is certainly
-    unsafe (under AMK's loader too), else None (then Python decides)."""
+    unsafe (under AMK's loader too), else None (then Python decides). ``doc`` is a Crucible
+    document or an AMK IR 0.x one as AMK writes it, read as ``amk_io.from_amk`` would import it."""
     if not enabled:
         return None
     return native.judge(doc)

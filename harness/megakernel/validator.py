@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.megakernel import loader_check
+from harness.errors import UserError
+from harness.megakernel import amk_io, fastpath, loader_check
 from harness.megakernel.hb import Graph, Order, bits, run
 from harness.megakernel.opcheck import op_findings
 from harness.megakernel.placement import needs_placement
@@ -114,7 +115,10 @@ _SAFETY_WORDS = {"safe_any_placement": "safe under any placement",
 def validate(doc) -> Verdict:
     """The verdict on one schedule document (a parsed JSON value of any shape). A schedule with
     unassigned SMs (or AMK's queue order) is judged as AMK's loader places it and under every
-    placement (``loader_check.py``; the verdict's ``safety`` says which holds)."""
+    placement (``loader_check.py``; the verdict's ``safety`` says which holds). An AMK IR
+    document as AMK writes it gets the verdict of its import (``amk_io.from_amk``)."""
+    if amk_io.is_amk(doc):
+        return _amk(doc)
     if type(doc) is dict and doc.get("queues") == "amk_loader":
         return _placed_by_loader(doc)
     c, found = compile_document(doc)
@@ -130,6 +134,29 @@ def validate(doc) -> Verdict:
         return _semantic(c)
     except Exception as error:  # a validator bug must still fail safe, and be visible
         return _internal(error)
+
+
+def _amk(doc: dict) -> Verdict:
+    """The verdict of ``doc``'s import. The native fast path reads the document as the import
+    would make it, so the import runs only where Python decides, or names a proven violation."""
+    judged = fastpath.judge(doc)
+    if judged:
+        return Verdict(True, [], {"tasks": judged[0], "sms": judged[2], "counters": judged[1], "phase": "races",
+                                  "partial_waits": False, "placement": "any"}, safety=loader_check.SAFE_ANY)
+    if judged is False:
+        return Verdict.proven_unsafe(lambda: _imported(doc))
+    return _imported(doc)
+
+
+def _imported(doc: dict) -> Verdict:
+    try:
+        imported = amk_io.from_amk(doc)
+    except UserError as error:
+        return Verdict(False, [violation("malformed", "structural", str(error))], {"phase": "structure"})
+    except Exception as error:  # (a value the import cannot copy, e.g. a meta that is no mapping)
+        return Verdict(False, [violation("malformed", "structural", f"not an importable AMK IR document: "
+                                         f"{type(error).__name__}: {error}")], {"phase": "structure"})
+    return validate(imported)
 
 
 def _placed_by_loader(doc: dict) -> Verdict:

@@ -1,7 +1,8 @@
 """The native fast path (harness/megakernel/_mkfast.c) gives the pure-Python verdicts: on the twelve
 AMK samples, a sample of the AMK-dialect corpus, AMK lowerings of our models and single-field edits
 of valid schedules, ``validate(normalise(doc))`` is the same with it on and off, and so is the
-imported document. Where the extension is not built in place, it is built here (a C compiler
+imported document, and ``validate(doc)`` on the document as AMK wrote it (read natively as the
+import would make it) gives the same verdict again. Where the extension is not built in place, it is built here (a C compiler
 and Python's headers are needed; without them these tests skip and say why)."""
 
 import copy
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from mk_schedules import paths, replace_at
 
-from harness.megakernel import amk_corpus, fastpath
+from harness.megakernel import amk_corpus, amk_io, fastpath
 from harness.megakernel.amk_io import normalise
 from harness.megakernel.configs import ModelConfig, ScheduleConfig
 from harness.megakernel.validator import validate
@@ -46,17 +47,21 @@ def native(tmp_path_factory):
 
 
 def _both(native, doc, monkeypatch):
-    """(verdict, imported document) with the fast path off, then on."""
+    """(verdict, imported document) with the fast path off, then on; each checked against the
+    verdict on the document as AMK wrote it (``validate`` imports it only where it must)."""
     results = []
     for on in (False, True):
         monkeypatch.setattr(fastpath, "native", native if on else None)
         monkeypatch.setattr(fastpath, "enabled", on)
+        as_written = validate(copy.deepcopy(doc))
         try:
             imported = normalise(copy.deepcopy(doc))
         except Exception as error:  # (the import of some malformed documents raises: alike, then)
+            assert not as_written.ok and as_written.classes == ["malformed"] and as_written.violations
             results.append((type(error).__name__, str(error)))
             continue
         verdict = validate(imported)
+        assert (as_written.to_dict(), as_written.safety) == (verdict.to_dict(), verdict.safety)
         results.append((verdict.to_dict(), verdict.safety, json.dumps(imported)))
     return results
 
@@ -189,3 +194,67 @@ def test_keys_that_run_code_of_their_own_are_left_to_python(native):
     armed.append(True)
     assert native.judge(doc) is None and not calls
     assert validate(doc).safety is not None  # (Python's verdict, whatever the key did)
+
+
+def test_amk_documents_as_written_are_judged_without_importing_them(native, monkeypatch):
+    """The native path reads AMK's own document as the import would make it: valid samples and
+    proven rejections need no import, and the import runs when a rejection's violations are read."""
+    monkeypatch.setattr(fastpath, "native", native)
+    monkeypatch.setattr(fastpath, "enabled", True)
+    imports = []
+    real = amk_io.from_amk
+    monkeypatch.setattr(amk_io, "from_amk", lambda doc: imports.append(1) or real(doc))
+    for path in SAMPLES:
+        amk = json.loads(path.read_text())
+        verdict = validate(amk)
+        assert not imports, path.stem
+        if path.stem.startswith("valid"):
+            assert verdict.ok and verdict.safety == "safe_any_placement" and verdict.stats["tasks"] == len(amk["tasks"])
+        else:
+            assert not verdict.ok and verdict.safety == "unsafe" and verdict.violations  # (read: imported now)
+            assert len(imports) == 1
+            imports.clear()
+
+
+def test_amk_documents_the_native_reader_leaves_to_the_import(native, monkeypatch):
+    """What the import would change beyond tile regions (regions carried in meta, a task's own
+    regions, a version written as a number) is left to it; an unknown major version is malformed."""
+    base = json.loads((SAMPLES[0].parent / "valid_0288.json").read_text())
+    edits = [lambda d: d["meta"].update(crucible_regions={}),
+             lambda d: d["tasks"][3].update(regions=None),
+             lambda d: d.update(ir_version=0),
+             lambda d: d.update(meta=[["model", "x"]])]
+    for edit in edits:
+        amk = copy.deepcopy(base)
+        edit(amk)
+        assert native.judge(amk) is None
+        _agree(native, amk, monkeypatch)
+    amk = copy.deepcopy(base)
+    amk["ir_version"] = "1.0.0"
+    assert native.judge(amk) is None
+    verdict = validate(amk)
+    assert not verdict.ok and verdict.classes == ["malformed"] and "0.2.0" in verdict.violations[0]["message"]
+
+
+def test_tile_params_read_natively_give_the_imports_regions(native, monkeypatch):
+    """GEMV and GEMM tiles (with and without rows) whose params are edited: in bounds, outside
+    (tile_out_of_bounds, proven natively), empty, of other types; verdicts equal the import's."""
+    base = json.loads((SAMPLES[0].parent / "valid_0137.json").read_text())
+    gemm = copy.deepcopy(base)
+    for task in gemm["tasks"]:
+        if task["op"] == "GEMV_TILE":
+            task["op"] = "GEMM_TILE"
+            task["params"].update(M_tile=1, m_off=0)
+    assert validate(gemm).ok and native.judge(gemm)
+    values = [0, 1, 3, -1, 10_000, 2 ** 62, True, 1.0, None, "4"]
+    proven_oob = 0
+    for doc in (base, gemm):
+        tiles = [i for i, task in enumerate(doc["tasks"]) if task["op"] in ("GEMV_TILE", "GEMM_TILE")]
+        keys = ["n_off", "N_tile"] + (["m_off", "M_tile"] if doc is gemm else [])
+        for n, (key, value) in enumerate((k, v) for k in keys for v in values):
+            edited = copy.deepcopy(doc)
+            edited["tasks"][tiles[n % len(tiles)]]["params"][key] = value
+            pure = _agree(native, edited, monkeypatch)
+            if native.judge(edited) is False and "tile_out_of_bounds" in pure[0]["classes"]:
+                proven_oob += 1
+    assert proven_oob >= 4
