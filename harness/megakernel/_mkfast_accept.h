@@ -183,11 +183,10 @@ static int sched_alloc(Sched *s, int ins, int outs, int waits) {
 }
 
 /* An AMK IR document of major version 0 (its ir_version an exact str "0" or "0.<...>"), which
- * amk_io.from_amk would import: 1, with the import's changes that matter here checked (no regions
- * carried in meta: each tile's come from its params); 0 when it is not one, or a doubt. */
-static int amk_document(PyObject *doc) {
-    PyObject *version = PyDict_GetItemWithError(doc, s_ir_version), *meta;
-    int carried;
+ * amk_io.from_amk would import: 1, with s->carried set to the regions meta carries (an exact
+ * dict of str keys, or NULL for none); 0 when it is not one, or a doubt. */
+static int amk_document(Sched *s, PyObject *doc) {
+    PyObject *version = PyDict_GetItemWithError(doc, s_ir_version), *meta, *carried;
     if (version == NULL || !PyUnicode_CheckExact(version) || PyUnicode_GET_LENGTH(version) < 1 ||
         PyUnicode_READ_CHAR(version, 0) != '0' ||
         (PyUnicode_GET_LENGTH(version) > 1 && PyUnicode_READ_CHAR(version, 1) != '.'))
@@ -195,10 +194,15 @@ static int amk_document(PyObject *doc) {
     meta = PyDict_GetItemWithError(doc, s_meta);
     if (meta == NULL || meta == Py_None)
         return !PyErr_Occurred();
-    if (!PyDict_CheckExact(meta) || !str_keys(meta)) /* (another truthy value: dict() of it decides) */
+    if (!PyDict_CheckExact(meta) || !str_keys(meta)) /* (another value: what dict() of it gives decides) */
         return 0;
-    carried = PyDict_Contains(meta, s_crucible_regions);
-    return carried == 0;
+    carried = PyDict_GetItemWithError(meta, s_crucible_regions);
+    if (carried == NULL || carried == Py_None)
+        return !PyErr_Occurred();
+    if (!PyDict_CheckExact(carried) || !str_keys(carried))
+        return 0;
+    s->carried = PyDict_GET_SIZE(carried) ? carried : NULL; /* (an empty one carries none) */
+    return 1;
 }
 
 /* The document's top level: a Crucible document, or an AMK IR 0.x one read as amk_io.from_amk
@@ -211,7 +215,7 @@ static int read_top(Sched *s, PyObject *doc, PyObject **buffers, PyObject **coun
         return 0;
     fmt = PyDict_GetItemWithError(doc, s_format);
     if (fmt == NULL && !PyErr_Occurred()) {
-        if (!amk_document(doc))
+        if (!amk_document(s, doc))
             return 0;
         s->amk = 1;
     } else if (fmt == NULL || !PyUnicode_CheckExact(fmt) || PyUnicode_Compare(fmt, t_format) != 0)

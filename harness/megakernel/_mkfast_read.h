@@ -13,6 +13,7 @@ typedef struct {
 
 typedef struct {
     int n, nb, nc, W, grid, check_ops, amk; /* amk: the document as AMK writes it (see read_top) */
+    PyObject *carried;                    /* amk: regions its meta carries, by task id (borrowed) */
     int *rank, *kflags, *intdtype;        /* per buffer */
     long long *shape;                     /* per buffer, RANK_CAP dims */
     int *out, *in_start, *in_buf;         /* per task; inputs as CSR */
@@ -389,6 +390,28 @@ static int read_cost(PyObject *value, long long *out) {
     return exact_int(value, out);
 }
 
+/* The regions meta carries for task t, as amk_io._tasks_from_amk takes them: 1 with *out the list
+ * to read, or NULL when the entry is absent or None (then a tile's params decide); 2 for an empty
+ * list (no regions: the whole buffer); 0 at a doubt (an entry of another type). */
+static int carried_regions(Sched *s, int t, PyObject **out) {
+    PyObject *key = PyUnicode_FromFormat("%d", t), *entry;
+    *out = NULL;
+    if (key == NULL)
+        return 0;
+    entry = PyDict_GetItemWithError(s->carried, key); /* (its keys are exact strs: no code runs) */
+    Py_DECREF(key);
+    if (entry == NULL)
+        return !PyErr_Occurred();
+    if (entry == Py_None)
+        return 1;
+    if (!PyList_CheckExact(entry))
+        return 0;
+    if (PyList_GET_SIZE(entry) == 0)
+        return 2;
+    *out = entry;
+    return 1;
+}
+
 /* Task t (its fields in f, id t, lists checked by count_operands): 1, 0 or -1 as above. */
 static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *wait_names) {
     const OpSpec *spec = NULL;
@@ -427,12 +450,20 @@ static int read_task(Sched *s, PyObject **f, int t, Names *region_names, Names *
         if (read_params(s, f[F_PARAMS], &params) < 0)
             return 0;
     }
-    if (s->amk) { /* no regions written: a tile's come from its params, as the import derives them */
-        if (f[F_REGIONS] != NULL)
+    if (s->amk) { /* the regions the import gives: carried in meta, else a tile's from its params */
+        PyObject *carried = NULL;
+        int given = 1; /* 2: an empty list carried */
+        if (f[F_REGIONS] != NULL || (s->carried != NULL && (given = carried_regions(s, t, &carried)) == 0))
             return 0;
-        if (spec != NULL && spec->tiled && (r = tile_box(s, spec, &params, t)) < 0)
-            return -1;
-        doubt |= spec != NULL && spec->tiled && !r;
+        if (carried != NULL) {
+            if ((r = read_regions(s, carried, first, s->o_start[t + 1] - first, region_names)) < 0)
+                return -1;
+            doubt |= !r;
+        } else if (given != 2 && spec != NULL && spec->tiled) {
+            if ((r = tile_box(s, spec, &params, t)) < 0)
+                return -1;
+            doubt |= !r;
+        }
     } else if (f[F_REGIONS] != NULL && f[F_REGIONS] != Py_None) {
         if ((r = read_regions(s, f[F_REGIONS], first, s->o_start[t + 1] - first, region_names)) < 0)
             return -1;

@@ -217,13 +217,15 @@ def test_amk_documents_as_written_are_judged_without_importing_them(native, monk
 
 
 def test_amk_documents_the_native_reader_leaves_to_the_import(native, monkeypatch):
-    """What the import would change beyond tile regions (regions carried in meta, a task's own
-    regions, a version written as a number) is left to it; an unknown major version is malformed."""
+    """What the import would change beyond regions (a task's own regions, a version written as a
+    number, a meta that is no dict, carried regions of another shape) is left to it; an unknown
+    major version is malformed."""
     base = json.loads((SAMPLES[0].parent / "valid_0288.json").read_text())
-    edits = [lambda d: d["meta"].update(crucible_regions={}),
-             lambda d: d["tasks"][3].update(regions=None),
+    edits = [lambda d: d["tasks"][3].update(regions=None),
              lambda d: d.update(ir_version=0),
-             lambda d: d.update(meta=[["model", "x"]])]
+             lambda d: d.update(meta=[["model", "x"]]),
+             lambda d: d["meta"].update(crucible_regions=[["3", []]]),
+             lambda d: d["meta"].update(crucible_regions={"3": {"buffer": 3}})]
     for edit in edits:
         amk = copy.deepcopy(base)
         edit(amk)
@@ -234,6 +236,45 @@ def test_amk_documents_the_native_reader_leaves_to_the_import(native, monkeypatc
     assert native.judge(amk) is None
     verdict = validate(amk)
     assert not verdict.ok and verdict.classes == ["malformed"] and "0.2.0" in verdict.violations[0]["message"]
+
+
+def test_regions_carried_in_meta_are_read_natively_as_the_import_takes_them(native, monkeypatch):
+    """Our own exports carry regions params cannot give in ``meta.crucible_regions``: an entry
+    replaces a tile's own region, None leaves it to the params, an empty list means the whole
+    buffer; verdicts equal the import's, and the native path answers for them."""
+    # (GEMVs split into several tiles: a tile given the whole buffer then races with the others)
+    wide = ModelConfig(hidden=32, layers=2, heads=4, kv_heads=2, head_dim=8, intermediate=64, vocab=32, max_seq=16)
+    carrying = [amk_corpus.amk_lowering(wide, ScheduleConfig(num_sms=sms, gemv_tile=tile), position)
+                for sms, tile, position in ((4, 4, 5), (2, 8, 3), (8, 16, 9))]
+    assert all(doc["meta"].get("crucible_regions") and _split_tile(doc) for doc in carrying)
+    answered = races = 0
+    for doc in carrying[:4]:
+        carried = doc["meta"]["crucible_regions"]
+        tile = _split_tile(doc)
+        some = next(iter(carried))
+        edits = [lambda d: None,
+                 lambda d: d["meta"].update(crucible_regions={}),
+                 lambda d: d["meta"]["crucible_regions"].update({some: None}),
+                 lambda d: d["meta"]["crucible_regions"].update({some: []}),
+                 lambda d: d["meta"]["crucible_regions"].update({tile: []}),
+                 lambda d: d["meta"]["crucible_regions"].update({tile: copy.deepcopy(carried[some])}),
+                 lambda d: d["meta"]["crucible_regions"][some][0]["box"][-1].__setitem__(1, 10_000)]
+        for n, edit in enumerate(edits):
+            amk = copy.deepcopy(doc)
+            edit(amk)
+            verdict = _agree(native, amk, monkeypatch)[0]
+            answered += native.judge(amk) is not None
+            races += n == 4 and "waw" in verdict["classes"]
+    assert answered >= 12 and races >= 2, (answered, races)
+
+
+def _split_tile(doc: dict) -> str | None:
+    """The id of a GEMV tile whose output other tiles write too, if there is one."""
+    tiles = [t for t in doc["tasks"] if t["op"] == "GEMV_TILE"]
+    for tile in tiles:
+        if sum(other["outputs"] == tile["outputs"] for other in tiles) > 1:
+            return str(tile["id"])
+    return None
 
 
 def test_tile_params_read_natively_give_the_imports_regions(native, monkeypatch):
