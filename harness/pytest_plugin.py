@@ -63,7 +63,14 @@ def pytest_runtest_call(item):
     try:
         return (yield)
     except EndpointUnusable as error:
-        pytest.exit(f"crucible: {error}", returncode=pytest.ExitCode.INTERRUPTED)  # keeps the summaries
+        message = f"crucible: {error}"
+        if not hasattr(item.config, "workerinput"):
+            pytest.exit(message, returncode=pytest.ExitCode.INTERRUPTED)  # keeps the summaries
+    # Under pytest-xdist an exit reads as a crashed worker ("keyboard-interrupt") and the message
+    # is lost; a stop request travels to the controller, which ends the session with it, and the
+    # failure shows it beside the problem.
+    item.session.shouldstop = message
+    pytest.fail(message, pytrace=False)
 
 
 @pytest.fixture(scope="session")

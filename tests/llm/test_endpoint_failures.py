@@ -143,3 +143,23 @@ def test_the_cli_says_why_a_run_stopped_once(tmp_path):
     assert done.returncode == 2, said
     assert said.count("The run stopped here") == 1, said
     assert "is the server running" in said and "?. " not in said
+
+
+def test_under_xdist_the_run_stops_with_the_endpoints_message(tmp_path):
+    """With pytest-xdist, an unreachable endpoint ends the session with the message that says
+    what to fix (not as a crashed worker), and the problem's failure carries it too."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "pytest", "suites/kernelbench", "-n", "2", "-p", "no:cacheprovider",
+                           "--generator", "direct", "--problem", "L1/19_*", "--llm-base-url", "http://127.0.0.1:9/v1",
+                           "--llm-model", "m", "--runs-dir", str(tmp_path)],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert "keyboard-interrupt" not in said and "crashed" not in said, said
+    stopped = [line for line in said.splitlines() if "Interrupted: crucible: cannot reach" in line]
+    assert len(stopped) == 1 and "is the server running" in stopped[0] and "--resume" in stopped[0], said
+    assert "FAILED suites/kernelbench/test_kernelbench.py::test_problem[L1/19_ReLU]" in said
