@@ -24,12 +24,17 @@ def check(doc: dict, validate_placed, verdict_type, semantic):
     placed document, ``semantic`` a compiled one, ``verdict_type`` builds a verdict."""
     judged = fastpath.judge(doc)  # the common cases, natively; None: not sure, judged below
     if judged:
-        stats = {"tasks": judged[0], "sms": judged[2], "counters": judged[1], "phase": "races",
-                 "partial_waits": False, "placement": "any"}  # (the keys in the order the path below gives)
-        return verdict_type(True, [], stats, safety=SAFE_ANY)
+        return accepted(judged, verdict_type)
     if judged is False:  # unsafe for certain; what to name is worked out below when it is read
         return verdict_type.proven_unsafe(lambda: explain(doc, validate_placed, verdict_type, semantic))
     return explain(doc, validate_placed, verdict_type, semantic)
+
+
+def accepted(judged: tuple, verdict_type):
+    """The verdict for ``fastpath.judge``'s acceptance, (tasks, counters, grid)."""
+    stats = {"tasks": judged[0], "sms": judged[2], "counters": judged[1], "phase": "races",
+             "partial_waits": False, "placement": "any"}  # (the keys in the order explain() gives)
+    return verdict_type(True, [], stats, safety=SAFE_ANY)
 
 
 def explain(doc: dict, validate_placed, verdict_type, semantic):

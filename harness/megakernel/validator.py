@@ -141,8 +141,7 @@ def _amk(doc: dict) -> Verdict:
     would make it, so the import runs only where Python decides, or names a proven violation."""
     judged = fastpath.judge(doc)
     if judged:
-        return Verdict(True, [], {"tasks": judged[0], "sms": judged[2], "counters": judged[1], "phase": "races",
-                                  "partial_waits": False, "placement": "any"}, safety=loader_check.SAFE_ANY)
+        return loader_check.accepted(judged, Verdict)
     if judged is False:
         return Verdict.proven_unsafe(lambda: _imported(doc))
     return _imported(doc)
