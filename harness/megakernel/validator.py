@@ -142,12 +142,12 @@ def _amk(doc: dict) -> Verdict:
     judged = fastpath.judge(doc)
     if judged:
         return loader_check.accepted(judged, Verdict)
-    if judged is False:
-        return Verdict.proven_unsafe(lambda: _imported(doc))
-    return _imported(doc)
+    if judged is False:  # (the import's verdict is then the Python passes' alone: no second native read)
+        return Verdict.proven_unsafe(lambda: _imported(doc, loader_check.explain))
+    return _imported(doc, loader_check.check)
 
 
-def _imported(doc: dict) -> Verdict:
+def _imported(doc: dict, judge_placed) -> Verdict:
     try:
         imported = amk_io.from_amk(doc)
     except UserError as error:
@@ -155,12 +155,12 @@ def _imported(doc: dict) -> Verdict:
     except Exception as error:  # (a value the import cannot copy, e.g. a meta that is no mapping)
         return Verdict(False, [violation("malformed", "structural", f"not an importable AMK IR document: "
                                          f"{type(error).__name__}: {error}")], {"phase": "structure"})
-    return validate(imported)
+    return _placed_by_loader(imported, judge_placed)  # (an import says "queues": "amk_loader")
 
 
-def _placed_by_loader(doc: dict) -> Verdict:
+def _placed_by_loader(doc: dict, judge_placed=loader_check.check) -> Verdict:
     try:
-        return loader_check.check(doc, validate, Verdict, _semantic)
+        return judge_placed(doc, validate, Verdict, _semantic)
     except Exception as error:  # a validator bug must still fail safe, and be visible
         return _internal(error)
 
