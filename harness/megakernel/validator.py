@@ -142,12 +142,14 @@ def _amk(doc: dict) -> Verdict:
     judged = fastpath.judge(doc)
     if judged:
         return loader_check.accepted(judged, Verdict)
-    if judged is False:  # (the import's verdict is then the Python passes' alone: no second native read)
-        return Verdict.proven_unsafe(lambda: _imported(doc, loader_check.explain))
-    return _imported(doc, loader_check.check)
+    if judged is False:
+        return Verdict.proven_unsafe(lambda: _imported(doc))
+    return _imported(doc)
 
 
-def _imported(doc: dict, judge_placed) -> Verdict:
+def _imported(doc: dict) -> Verdict:
+    """The import's verdict from the Python passes alone (the native reader has read ``doc`` as the
+    import would make it and said what it can)."""
     try:
         imported = amk_io.from_amk(doc)
     except UserError as error:
@@ -155,7 +157,7 @@ def _imported(doc: dict, judge_placed) -> Verdict:
     except Exception as error:  # (a value the import cannot copy, e.g. a meta that is no mapping)
         return Verdict(False, [violation("malformed", "structural", f"not an importable AMK IR document: "
                                          f"{type(error).__name__}: {error}")], {"phase": "structure"})
-    return _placed_by_loader(imported, judge_placed)  # (an import says "queues": "amk_loader")
+    return _placed_by_loader(imported, loader_check.explain)  # (an import says "queues": "amk_loader")
 
 
 def _placed_by_loader(doc: dict, judge_placed=loader_check.check) -> Verdict:
