@@ -192,7 +192,7 @@ static int read_op_spec(PyObject *op, PyObject *entry, OpSpec *spec) {
  * kinds/spaces/dtypes {name: flags}, ops {op: read_op_spec's tuple}, params {name: 0 untyped, 1
  * int32, 2 real} naming every required parameter and the tile ones. */
 static PyObject *configure(PyObject *self, PyObject *args) {
-    static const char *tiles[NT_TILE] = {"n_off", "N_tile", "m_off", "M_tile"};
+    PyObject *tiles[NT_TILE] = {s_n_off, s_N_tile, s_m_off, s_M_tile};
     PyObject *fmt, *kinds, *spaces, *dtypes, *ops, *params, *op, *entry;
     Py_ssize_t pos = 0;
     int j;
@@ -208,16 +208,11 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     if (!strtab_fill(&tab_kinds, kinds) || !strtab_fill(&tab_spaces, spaces) || !strtab_fill(&tab_dtypes, dtypes) ||
         !strtab_fill(&tab_params, params))
         return NULL;
-    for (j = 0; j < NT_TILE; j++) {
-        PyObject *name = PyUnicode_InternFromString(tiles[j]);
-        tile_param[j] = name == NULL ? -1 : strtab_find(&tab_params, name);
-        Py_XDECREF(name);
-        if (tile_param[j] < 0) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "params must name the tile parameters");
+    for (j = 0; j < NT_TILE; j++)
+        if ((tile_param[j] = strtab_find(&tab_params, tiles[j])) < 0) {
+            PyErr_SetString(PyExc_ValueError, "params must name the tile parameters");
             return NULL;
         }
-    }
     strtab_clear(&tab_ops);
     while (PyDict_Next(ops, &pos, &op, &entry)) {
         int at = strtab_add(&tab_ops, op, tab_ops.n);
